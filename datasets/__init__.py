@@ -1,0 +1,1 @@
+"""Synthetic data generators and dataset recipes for the card detector."""

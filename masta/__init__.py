@@ -1,0 +1,1 @@
+"""The python-facing package behind the `masta` command."""

@@ -1,0 +1,5 @@
+import sys
+
+from masta.cli import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""The rules engine, the table referee and the evening: everything that decides."""

@@ -1,0 +1,1 @@
+"""Camera, card detector and pot watcher: from frames to pot events."""

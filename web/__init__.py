@@ -1,0 +1,1 @@
+"""The Flask app every player opens on a phone."""
