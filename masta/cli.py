@@ -12,7 +12,15 @@ import importlib
 import os
 import sys
 
-COMMAND_MODULES = ("referee.commands", "datasets.commands", "vision.commands", "web.commands")
+COMMAND_MODULES = (
+    "referee.commands",        # rule, rules, simulate
+    "referee.table_commands",  # replay
+    "datasets.commands",       # data synth
+    "datasets.video_commands", # data game-video
+    "vision.commands",         # train, detect, eval
+    "vision.watch_commands",   # watch
+    "web.commands",            # serve, demo
+)
 
 EPILOG = """examples:
   masta demo                                   referee the bundled demo game in the browser
