@@ -1,0 +1,428 @@
+"""Card faces from every source we have, each with the boxes of its corner indices.
+
+A face is a flat, upright image of one card plus where its corner indices (the rank and
+suit printed in a corner) lie, because the detector is trained to find corner indices and
+the classifier to read them. Sources:
+
+* the vector decks in `../shared/data/art/` (Kennard's four styles, Knoll's), rendered
+  with cairosvg;
+* the photographed deck in `../shared/data/faces/photo-deck/`;
+* decks drawn here with the machine's fonts and varied layouts (`drawn-00` ...), so
+  that the model sees more than five designs.
+
+A missing source folder is skipped with a message on stderr, never an error.
+"""
+from __future__ import annotations
+
+import functools
+import io
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from referee.cards import ALL_CARD_IDS, JOKER, STANDARD_DECK, name_to_card, rank_of, suit_of
+
+#: Where the shared third-party data lives (override with MASTA_SHARED_DATA).
+SHARED_DATA = Path(os.environ.get(
+    "MASTA_SHARED_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data"))
+
+VECTOR_STYLES = ("kennard-2color", "kennard-2color-bf", "kennard-4color", "kennard-4color-bf",
+                 "knoll")
+PHOTO_STYLES = ("photo-deck",)
+DRAWN_STYLES = tuple(f"drawn-{i:02d}" for i in range(16))
+#: Styles never used for training, kept to measure generalisation to unseen decks.
+HELD_OUT_STYLES = ("knoll", "photo-deck")
+
+FACE_HEIGHT = 352  # pixels; each face keeps its own aspect ratio
+
+Box = tuple[float, float, float, float]
+
+
+@dataclass
+class Face:
+    """One upright card face and the boxes (x0, y0, x1, y1, face pixels) of its indices."""
+
+    card: str
+    image: np.ndarray  # BGR uint8
+    indices: list[Box] = field(default_factory=list)
+    style: str = ""
+
+
+def _warn(msg: str) -> None:
+    print(f"masta faces: {msg}", file=sys.stderr)
+
+
+def face_styles(include_held_out: bool = True) -> list[str]:
+    """Every style whose source is present (drawn styles always are)."""
+    styles = [s for s in VECTOR_STYLES if (SHARED_DATA / "art" / s).is_dir()]
+    if (SHARED_DATA / "faces" / "photo-deck").is_dir():
+        styles.append("photo-deck")
+    styles += list(DRAWN_STYLES)
+    if not include_held_out:
+        styles = [s for s in styles if s not in HELD_OUT_STYLES]
+    return styles
+
+
+def training_styles() -> list[str]:
+    return face_styles(include_held_out=False)
+
+
+def load_face_set(style: str) -> dict[str, np.ndarray]:
+    """`{card_id: BGR face}` for one style (jokers under `JK` where the style has one)."""
+    return {c: f.image for c, f in load_faces(style).items()}
+
+
+@functools.lru_cache(maxsize=None)
+def load_faces(style: str) -> dict[str, Face]:
+    """`{card_id: Face}` for one style; empty (with a message) when its source is missing."""
+    if style in VECTOR_STYLES:
+        return _load_vector(style)
+    if style == "photo-deck":
+        return _load_photo(style)
+    if style.startswith("drawn-"):
+        return _draw_deck(style)
+    raise ValueError(f"unknown face style {style!r}: use one of {', '.join(face_styles())}")
+
+
+# --------------------------------------------------------------------------- index finding
+def _ink_mask(img: np.ndarray) -> np.ndarray:
+    hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV)
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    bg = np.median(gray[gray.shape[0] // 3: 2 * gray.shape[0] // 3, :6])
+    return ((gray < min(bg - 60, 170)) | (hsv[..., 1] > 90)).astype(np.uint8)
+
+
+def _find_index(img: np.ndarray, window: Box) -> Box | None:
+    """Tight box of the ink components lying wholly inside `window` (fractions of the face).
+
+    Components that run out of the window's right or bottom edge (a court card's frame,
+    a pip) are not part of the index.
+    """
+    h, w = img.shape[:2]
+    x0, y0, x1, y1 = int(window[0] * w), int(window[1] * h), int(window[2] * w), int(window[3] * h)
+    sub = _ink_mask(img)[y0:y1, x0:x1]
+    n, _, stats, _ = cv2.connectedComponentsWithStats(sub, connectivity=8)
+    boxes = []
+    for i in range(1, n):
+        bx, by, bw, bh, area = stats[i]
+        if area < 6 or bx + bw >= sub.shape[1] - 1 or by + bh >= sub.shape[0] - 1:
+            continue
+        if bx <= 1 and bw > 0.8 * sub.shape[1]:
+            continue
+        boxes.append((bx, by, bx + bw, by + bh))
+    if not boxes:
+        return None
+    b = np.array(boxes)
+    return (x0 + b[:, 0].min() - 1.0, y0 + b[:, 1].min() - 1.0,
+            x0 + b[:, 2].max() + 1.0, y0 + b[:, 3].max() + 1.0)
+
+
+def _rot180(box: Box, w: int, h: int) -> Box:
+    x0, y0, x1, y1 = box
+    return (w - x1, h - y1, w - x0, h - y0)
+
+
+# --------------------------------------------------------------------------- vector decks
+def _fix_kennard(svg: str) -> str:
+    """cairosvg draws a `<use>` with a height but no width at the wrong size: add the width.
+
+    The symbols are square (viewBox) and aligned xMinYMid, so width = height is faithful.
+    """
+    def add(m: re.Match) -> str:
+        if "width=" in m.group(1):
+            return m.group(0)
+        return f'<use {m.group(1)}width="{m.group(2)}" height="{m.group(2)}"'
+    return re.sub(r'<use ([^>]*?)height="([-\d.]+)"', add, svg)
+
+
+def _render_svg(path: Path, height: int) -> np.ndarray:
+    import cairosvg
+    from PIL import Image
+
+    svg = _fix_kennard(path.read_text())
+    m = re.search(r'viewBox="([-\d.\s]+)"', svg)
+    vb = [float(v) for v in m.group(1).split()] if m else [0, 0, 2.5, 3.5]
+    width = int(round(height * vb[2] / vb[3]))
+    png = cairosvg.svg2png(bytestring=svg.encode(), output_width=width, output_height=height,
+                           background_color="white")
+    rgba = np.array(Image.open(io.BytesIO(png)).convert("RGB"))
+    return np.ascontiguousarray(rgba[:, :, ::-1])
+
+
+def _vector_name(style: str, path: Path) -> str | None:
+    try:
+        return name_to_card(path.stem)
+    except ValueError:
+        return None
+
+
+def _load_vector(style: str) -> dict[str, Face]:
+    folder = SHARED_DATA / "art" / style
+    if not folder.is_dir():
+        _warn(f"{folder} is missing: style {style!r} skipped")
+        return {}
+    faces: dict[str, Face] = {}
+    for path in sorted(folder.glob("*.svg")):
+        card = _vector_name(style, path)
+        if card is None or card in faces:
+            continue
+        try:
+            img = _render_svg(path, FACE_HEIGHT)
+        except Exception as exc:  # a broken file must not stop the others
+            _warn(f"cannot render {path}: {exc}")
+            continue
+        h, w = img.shape[:2]
+        if card == JOKER:
+            idx = _joker_index(img, style)
+        else:
+            window = (0.0, 0.0, 0.17, 0.27) if style.startswith("kennard") else (0.0, 0.0, 0.22, 0.27)
+            if style.endswith("-bf"):
+                window = (0.0, 0.0, 0.26, 0.46)
+            idx = _find_index(img, window)
+        if idx is None:
+            _warn(f"no corner index found on {path}: skipped")
+            continue
+        boxes = [idx] if card == JOKER and style != "knoll" else [idx, _rot180(idx, w, h)]
+        faces[card] = Face(card, img, boxes, style)
+    return faces
+
+
+def _joker_index(img: np.ndarray, style: str) -> Box | None:
+    if style == "knoll":  # 'Joker' written down the left edge
+        box = _find_index(img, (0.0, 0.0, 0.2, 0.62))
+        if box is not None:
+            return box
+    # Kennard's joker has no index: the jester's head is what identifies it.
+    ink = _ink_mask(img)
+    h, w = ink.shape
+    ys, xs = np.nonzero(ink[int(0.08 * h):int(0.5 * h), int(0.1 * w):int(0.9 * w)])
+    if len(xs) == 0:
+        return None
+    return (xs.min() + 0.1 * w, ys.min() + 0.08 * h, xs.max() + 0.1 * w, ys.max() + 0.08 * h)
+
+
+# --------------------------------------------------------------------------- photographed deck
+def _load_photo(style: str) -> dict[str, Face]:
+    folder = SHARED_DATA / "faces" / "photo-deck"
+    if not folder.is_dir():
+        _warn(f"{folder} is missing: style {style!r} skipped")
+        return {}
+    faces: dict[str, Face] = {}
+    for path in sorted(folder.glob("*.jpg")):
+        try:
+            card = name_to_card(path.stem)
+        except ValueError:
+            continue
+        img = cv2.imread(str(path))
+        if img is None:
+            _warn(f"cannot read {path}: skipped")
+            continue
+        scale = FACE_HEIGHT / img.shape[0]
+        img = cv2.resize(img, (int(round(img.shape[1] * scale)), FACE_HEIGHT),
+                         interpolation=cv2.INTER_AREA)
+        h, w = img.shape[:2]
+        idx = _find_index(img, (0.0, 0.0, 0.2, 0.27))
+        if idx is None:
+            _warn(f"no corner index found on {path}: skipped")
+            continue
+        faces[card] = Face(card, img, [idx, _rot180(idx, w, h)], style)
+    return faces
+
+
+# --------------------------------------------------------------------------- drawn decks
+FONT_DIRS = ("/usr/share/fonts/truetype", "/usr/share/fonts/opentype", "/usr/share/fonts")
+SUIT_GLYPH = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
+
+
+@functools.lru_cache(maxsize=1)
+def available_fonts() -> list[str]:
+    """TrueType fonts installed on this machine that can draw ranks (and ideally suits)."""
+    found: list[str] = []
+    for d in FONT_DIRS:
+        if os.path.isdir(d):
+            for root, _, files in os.walk(d):
+                found += [os.path.join(root, f) for f in files if f.lower().endswith((".ttf", ".otf"))]
+    found = sorted(set(f for f in found if "math" not in f.lower()))
+    return found
+
+
+def _suit_font() -> str | None:
+    for f in available_fonts():
+        if "DejaVuSans.ttf" in f or "DejaVuSans-Bold.ttf" in f:
+            return f
+    return None
+
+
+def _draw_suit(draw, cx: float, cy: float, size: float, suit: str, color, shape_font) -> None:
+    """A suit symbol: a font glyph when a font has one, else a polygon."""
+    from PIL import ImageFont
+
+    if shape_font:
+        font = ImageFont.truetype(shape_font, max(6, int(size * 1.25)))
+        draw.text((cx, cy), SUIT_GLYPH[suit], font=font, fill=color, anchor="mm")
+        return
+    s = size / 2
+    if suit == "D":
+        draw.polygon([(cx, cy - s), (cx + 0.7 * s, cy), (cx, cy + s), (cx - 0.7 * s, cy)], fill=color)
+    elif suit == "H":
+        draw.ellipse([cx - s, cy - s * 0.8, cx, cy], fill=color)
+        draw.ellipse([cx, cy - s * 0.8, cx + s, cy], fill=color)
+        draw.polygon([(cx - s, cy - 0.35 * s), (cx + s, cy - 0.35 * s), (cx, cy + s)], fill=color)
+    elif suit == "C":
+        r = s * 0.45
+        for dx, dy in ((0, -0.5), (-0.5, 0.15), (0.5, 0.15)):
+            draw.ellipse([cx + dx * s - r, cy + dy * s - r, cx + dx * s + r, cy + dy * s + r], fill=color)
+        draw.polygon([(cx, cy), (cx - 0.3 * s, cy + s), (cx + 0.3 * s, cy + s)], fill=color)
+    else:
+        draw.polygon([(cx, cy - s), (cx + s, cy + 0.2 * s), (cx - s, cy + 0.2 * s)], fill=color)
+        draw.ellipse([cx - s, cy - 0.3 * s, cx, cy + 0.5 * s], fill=color)
+        draw.ellipse([cx, cy - 0.3 * s, cx + s, cy + 0.5 * s], fill=color)
+        draw.polygon([(cx, cy), (cx - 0.3 * s, cy + s), (cx + 0.3 * s, cy + s)], fill=color)
+
+
+def _draw_deck(style: str) -> dict[str, Face]:
+    """A whole deck in one drawn style: one font, one layout, one palette, seeded by name."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    seed = int(style.split("-")[1])
+    rng = np.random.default_rng(1000 + seed)
+    fonts = available_fonts()
+    if not fonts:
+        _warn("no TrueType fonts installed: drawn styles skipped")
+        return {}
+    font_path = fonts[int(rng.integers(len(fonts)))]
+    shape_font = _suit_font() if rng.random() < 0.7 else None
+    aspect = float(rng.choice([1.4, 1.4, 1.56]))
+    h = FACE_HEIGHT
+    w = int(round(h / aspect))
+    bg = tuple(int(v) for v in (255 - rng.integers(0, 25, 3)))  # white to cream
+    four_color = rng.random() < 0.2
+    reds = [(200, 20, 30), (220, 0, 0), (180, 30, 40), (230, 40, 60)]
+    red = reds[int(rng.integers(len(reds)))]
+    black = (int(rng.integers(0, 40)),) * 3
+    palette = {"S": black, "C": (0, 120, 30) if four_color else black,
+               "H": red, "D": (0, 60, 200) if four_color else red}
+    idx_h = float(rng.uniform(0.075, 0.13)) * h   # rank text height
+    margin_x = float(rng.uniform(0.03, 0.08)) * w
+    margin_y = float(rng.uniform(0.025, 0.06)) * h
+    suit_scale = float(rng.uniform(0.55, 0.9))
+    four_corners = rng.random() < 0.25
+    big_centre = rng.random() < 0.3
+    letters = {"J": "J", "Q": "Q", "K": "K", "A": "A"}
+    if rng.random() < 0.15:  # some decks print localised court letters
+        letters = {"J": "V", "Q": "D", "K": "R", "A": "A"} if rng.random() < 0.5 else \
+                  {"J": "B", "Q": "D", "K": "K", "A": "A"}
+    frame_color = tuple(int(v) for v in rng.integers(0, 255, 3))
+    font = ImageFont.truetype(font_path, max(8, int(idx_h * 1.3)))
+    faces: dict[str, Face] = {}
+    for card in ALL_CARD_IDS:
+        im = Image.new("RGB", (w, h), bg)
+        d = ImageDraw.Draw(im)
+        boxes: list[Box] = []
+        if card == JOKER:
+            color = palette["H"] if rng.random() < 0.5 else palette["S"]
+            jfont = ImageFont.truetype(font_path, max(8, int(idx_h * 0.8)))
+            # 'JOKER' written down the left edge, one letter under the other
+            y = margin_y
+            x0 = margin_x
+            xs, ys = [], []
+            for ch in "JOKER":
+                bb = d.textbbox((x0, y), ch, font=jfont)
+                d.text((x0, y), ch, font=jfont, fill=color)
+                xs += [bb[0], bb[2]]
+                ys += [bb[1], bb[3]]
+                y = bb[3] + idx_h * 0.12
+            box = (min(xs) - 1, min(ys) - 1, max(xs) + 1, max(ys) + 1)
+            boxes = [box]
+            # a star and a jester-ish mark in the middle
+            cx, cy, r = w / 2, h / 2, w * 0.28
+            pts = [(cx + (r if k % 2 == 0 else r * 0.45) * np.cos(np.pi / 5 * k - np.pi / 2),
+                    cy + (r if k % 2 == 0 else r * 0.45) * np.sin(np.pi / 5 * k - np.pi / 2))
+                   for k in range(10)]
+            d.polygon(pts, fill=color)
+        else:
+            rank, suit = rank_of(card), suit_of(card)
+            color = palette[suit]
+            text = letters.get(rank, rank)
+            bb = d.textbbox((0, 0), text, font=font, anchor="lt")
+            tw, th = bb[2] - bb[0], bb[3] - bb[1]
+            if tw > w * 0.2:  # '10' in a wide font: squeeze it
+                small = ImageFont.truetype(font_path, max(8, int(idx_h * 1.3 * w * 0.2 / tw)))
+            else:
+                small = font
+            tx, ty = margin_x, margin_y
+            tb = d.textbbox((tx, ty), text, font=small, anchor="lt")
+            d.text((tx, ty), text, font=small, fill=color, anchor="lt")
+            ssize = idx_h * suit_scale
+            scx = (tb[0] + tb[2]) / 2
+            scy = tb[3] + idx_h * 0.12 + ssize / 2
+            _draw_suit(d, scx, scy, ssize, suit, color, shape_font)
+            box = (min(tb[0], scx - ssize / 2) - 1, tb[1] - 1, max(tb[2], scx + ssize / 2) + 1,
+                   scy + ssize / 2 + 1)
+            boxes = [box]
+            # centre: pips in columns, a big suit, or a court frame with its letter
+            if rank in ("J", "Q", "K"):
+                fx0, fy0 = box[2] + w * 0.04, h * 0.1
+                d.rectangle([fx0, fy0, w - fx0, h - fy0], outline=frame_color, width=2,
+                            fill=tuple(int(c * 0.5 + b * 0.5) for c, b in zip(frame_color, bg)))
+                bfont = ImageFont.truetype(font_path, int(h * 0.3))
+                d.text((w / 2, h / 2), text, font=bfont, fill=color, anchor="mm")
+            elif big_centre or rank == "A":
+                _draw_suit(d, w / 2, h / 2, w * 0.45, suit, color, shape_font)
+            else:
+                n = int(rank)
+                cols = 1 if n <= 3 else 2 if n <= 8 else 3
+                per = int(np.ceil(n / cols))
+                k = 0
+                for c in range(cols):
+                    for r in range(per):
+                        if k >= n:
+                            break
+                        cx = w * (0.5 if cols == 1 else 0.32 + 0.36 * c / (cols - 1))
+                        cy = h * (0.22 + 0.56 * (r + 0.5) / per)
+                        _draw_suit(d, cx, cy, w * 0.14, suit, color, shape_font)
+                        k += 1
+        img = np.array(im)[:, :, ::-1].copy()
+        # the same index rotated by 180 degrees in the opposite corner (and mirrored ones)
+        rot = cv2.rotate(img, cv2.ROTATE_180)
+        bx = [int(v) for v in box]
+        bx = [max(0, bx[0]), max(0, bx[1]), min(w, bx[2] + 1), min(h, bx[3] + 1)]
+        patch = rot[h - bx[3]:h - bx[1], w - bx[2]:w - bx[0]]
+        img[h - bx[3]:h - bx[1], w - bx[2]:w - bx[0]] = patch if card != JOKER else \
+            cv2.rotate(img[bx[1]:bx[3], bx[0]:bx[2]], cv2.ROTATE_180)
+        boxes.append(_rot180(box, w, h))
+        if four_corners and card != JOKER:
+            # top-right (upright) and bottom-left (upside down)
+            tr = img[bx[1]:bx[3], bx[0]:bx[2]]
+            img[bx[1]:bx[3], w - bx[2]:w - bx[0]] = tr
+            img[h - bx[3]:h - bx[1], bx[0]:bx[2]] = cv2.rotate(tr, cv2.ROTATE_180)
+            boxes += [(w - box[2], box[1], w - box[0], box[3]),
+                      (box[0], h - box[3], box[2], h - box[1])]
+        faces[card] = Face(card, img, boxes, style)
+    return faces
+
+
+def preview(styles: list[str], out: str) -> None:
+    """Write a contact sheet of a few faces per style with their index boxes (for review)."""
+    rows = []
+    for st in styles:
+        fs = load_faces(st)
+        row = []
+        for c in ("10S", "QH", "7D", "KC", "AS", JOKER):
+            if c not in fs:
+                continue
+            f = fs[c]
+            im = cv2.resize(f.image, (240, FACE_HEIGHT)).copy()
+            sx = 240 / f.image.shape[1]
+            for b in f.indices:
+                cv2.rectangle(im, (int(b[0] * sx), int(b[1])), (int(b[2] * sx), int(b[3])), (0, 255, 0), 1)
+            row.append(im)
+        while len(row) < 6:
+            row.append(np.zeros((FACE_HEIGHT, 240, 3), np.uint8))
+        rows.append(np.hstack(row))
+    cv2.imwrite(out, np.vstack(rows))
