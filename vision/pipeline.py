@@ -1,0 +1,177 @@
+"""Camera -> detector -> pot watcher -> table referee, as one object a thread can run.
+
+The API the web server (and `masta watch`) builds on:
+
+    from vision.source import open_source
+    from vision.pipeline import Pipeline
+
+    stop = threading.Event()
+    pipe = Pipeline(open_source("0"), detector, referee=table.apply, on_event=show)
+    thread = threading.Thread(target=pipe.run, args=(stop,), daemon=True)
+    thread.start()
+    ...                      # pipe.watcher.set_zone((0.3, 0.3, 0.7, 0.7)) from the page
+    stop.set(); thread.join()
+
+* `detector`: anything with `.detect(frame_bgr) -> [Detection(card, conf, box)]`
+  (`vision.detector.CardDetector`, or an oracle in tests/bench).
+* `referee`: a callable taking one event-log dict (docs/architecture.md: `type`, `source`,
+  `t`, `cards`, `conf`, `evidence`, ...; no `seq`, the log owner numbers it) and returning
+  the list of ruling dicts it produced (`TableReferee.apply` fits, or a web function that
+  appends to the store then applies). `None`: events are reported without rulings.
+* `on_event(PipelineEvent)`: called in the pipeline's thread for every watcher decision,
+  after the referee ruled; `PipelineEvent.to_json()` is the `masta watch --json` line.
+* `on_status(SourceStatus)`: source health (`dropped`, `retrying`, `reconnected`, ...).
+  A dropping live source never stops `run`; only `stop_event` or the end of a file does.
+* `priors_fn() -> Priors` (optional): what the referee knows, for ranking ambiguous reads.
+* `events(stop_event)` is the same loop as a generator of `PipelineEvent`s.
+* `snapshot_jpeg()` returns the latest frame (pot zone drawn) as JPEG bytes for a live view;
+  `stats` holds frames, detector calls, fps and latencies so far.
+
+Mismatches from the watcher go to the referee as `note` events (kept in the log for the
+operator) and reach `on_event` with `event["type"] == "note"` and `watch.type == "mismatch"`.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.pot_watcher import PotWatcher, Priors, WatchEvent, WatcherConfig
+from vision.source import FrameSource, SourceStatus
+
+RefereeFn = Callable[[dict[str, Any]], list[dict[str, Any]]]
+
+
+@dataclass
+class PipelineEvent:
+    """One decision of the pipeline: the log event sent to the referee and its rulings."""
+    t: float                    # source seconds of the frame that settled it
+    event: dict[str, Any]       # the event-log object as sent to the referee
+    rulings: list[dict[str, Any]]
+    watch: WatchEvent
+    latency_s: float            # wall seconds from the frame's arrival to the ruling
+
+    def to_json(self) -> dict[str, Any]:
+        """`{"t", "event", "cards", "ruling", ...}`: one line of `masta watch --json`."""
+        out: dict[str, Any] = {"t": round(self.t, 3), "event": self.watch.type, "cards": list(self.watch.cards)}
+        if self.watch.conf:
+            out["conf"] = [round(c, 3) for c in self.watch.conf]
+        if self.watch.low_conf:
+            out["low_conf"] = True
+        if self.watch.detail:
+            out["detail"] = self.watch.detail
+        if self.watch.evidence:
+            out["evidence"] = dict(self.watch.evidence)
+        out["ruling"] = self.rulings[0] if len(self.rulings) == 1 else (self.rulings or None)
+        return out
+
+
+@dataclass
+class PipelineStats:
+    frames: int = 0
+    detector_calls: int = 0
+    events: int = 0
+    seconds: float = 0.0        # wall seconds spent in run()
+    latencies: list[float] = field(default_factory=list)
+
+    @property
+    def fps(self) -> float:
+        return self.frames / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def detector_ratio(self) -> float:
+        """Share of frames that went through the detector (1.0 = every frame)."""
+        return self.detector_calls / self.frames if self.frames else 0.0
+
+
+def priors_from_view(view: Any, decks: int = 1) -> Priors:
+    """Priors from a table referee's `view()`: burned cards cannot come back (one deck).
+
+    Tolerant by design: it reads a `burned` list wherever the view keeps one."""
+    burned: set[str] = set()
+    if isinstance(view, dict):
+        for key in ("burned", "burned_cards", "burn_pile"):
+            val = view.get(key)
+            if isinstance(val, (list, tuple, set)):
+                burned.update(str(c) for c in val)
+        ledger = view.get("ledger")
+        if isinstance(ledger, dict):
+            for card, where in ledger.items():
+                if where in ("burned", "burn"):
+                    burned.add(str(card))
+        decks = int(view.get("decks", decks) or decks)
+    return Priors(frozenset(burned) if decks == 1 else frozenset(), copies=decks)
+
+
+class Pipeline:
+    """Runs a frame source through the detector, the pot watcher and the referee."""
+
+    def __init__(self, source: FrameSource, detector: Any, referee: RefereeFn | None = None,
+                 on_event: Callable[[PipelineEvent], None] | None = None,
+                 on_status: Callable[[SourceStatus], None] | None = None,
+                 watcher: PotWatcher | None = None, config: WatcherConfig | None = None,
+                 priors_fn: Callable[[], Priors] | None = None,
+                 clock: Callable[[], float] = time.time):
+        self.source = source
+        self.detector = detector
+        self.referee = referee
+        self.on_event = on_event
+        if on_status is not None:
+            source.on_status = on_status
+        self.watcher = watcher or PotWatcher(config, priors_fn=priors_fn)
+        if priors_fn is not None:
+            self.watcher.priors_fn = priors_fn
+        self.clock = clock
+        self.stats = PipelineStats()
+        self._latest: np.ndarray | None = None
+        self._latest_lock = threading.Lock()
+
+    def _detect(self, image: np.ndarray):
+        return self.detector.detect(image)
+
+    def events(self, stop_event: threading.Event | None = None) -> Iterator[PipelineEvent]:
+        """Process frames until the source ends or `stop_event` is set, yielding decisions."""
+        stop = stop_event or threading.Event()
+        start = time.perf_counter()
+        try:
+            for frame in self.source.frames(stop):
+                arrived = time.perf_counter()
+                with self._latest_lock:
+                    self._latest = frame.image
+                for wev in self.watcher.feed(frame.image, frame.t, frame.index, self._detect):
+                    event = wev.to_log_event()
+                    event["t"] = round(self.clock(), 3)
+                    rulings = list(self.referee(event) or []) if self.referee is not None else []
+                    pev = PipelineEvent(frame.t, event, rulings, wev, time.perf_counter() - arrived)
+                    self.stats.events += 1
+                    self.stats.latencies.append(pev.latency_s)
+                    if self.on_event is not None:
+                        self.on_event(pev)
+                    yield pev
+                self.stats.frames += 1
+                self.stats.detector_calls = self.watcher.detector_calls
+                self.stats.seconds = time.perf_counter() - start
+        finally:
+            self.stats.seconds = time.perf_counter() - start
+            self.source.close()
+
+    def run(self, stop_event: threading.Event | None = None) -> PipelineStats:
+        """The thread target: run until the source ends or `stop_event` is set."""
+        for _ in self.events(stop_event):
+            pass
+        return self.stats
+
+    def snapshot_jpeg(self, quality: int = 80) -> bytes | None:
+        """The latest frame with the pot zone and the last settled cards drawn, as JPEG."""
+        with self._latest_lock:
+            image = self._latest
+        if image is None:
+            return None
+        ok, buf = cv2.imencode(".jpg", self.watcher.draw(image, self.watcher.state),
+                               [cv2.IMWRITE_JPEG_QUALITY, quality])
+        return buf.tobytes() if ok else None

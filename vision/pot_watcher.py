@@ -1,0 +1,399 @@
+"""The pot watcher: turns per-frame card detections into pot events for the table referee.
+
+Why it is built this way:
+* It never decides mid-motion. A cheap motion measure (downscaled, light-normalised frame
+  differences over the pot zone) runs on every frame; the detector runs only once the scene
+  has been still for `still_frames` frames, and a decision needs `read_frames` consecutive
+  still reads that agree. Frames in motion, and still frames identical to the last settled
+  scene, are never sent to the detector: that is where the throughput comes from.
+* It compares *settled* states only: `cards_played` lists the cards newly on the pot since the
+  last settled state (cards already seen in this pot, even if they were hidden for a while,
+  are not new); `pot_cleared` when the zone is empty; anything else (the top card taken back,
+  half the pot gone, cards of several ranks at once) is a `mismatch` for the operator, never a
+  guess.
+* Reads are ranked with priors from the referee (a burned card cannot be on the pot, two
+  copies of a card cannot be in a one-deck game) and a read that is weak, contested between
+  frames or overruled by a prior is marked `low_conf` so the page can ask for a check.
+* The settled frame before and after each event is saved as a JPEG with boxes drawn
+  (evidence), when an evidence folder is given.
+
+The pot zone is a rectangle in *fractions* of the frame (so it survives a change of camera
+resolution and can be saved with the table set-up). Auto mode starts from the middle of the
+frame and follows where played cards land; `set_zone` (the operator) locks it.
+"""
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import cv2
+import numpy as np
+
+from referee.cards import rank_of
+
+
+class DetectionLike(Protocol):
+    card: str
+    conf: float
+    box: tuple[float, float, float, float]
+
+
+Detect = Callable[[np.ndarray], Sequence[DetectionLike]]
+Zone = tuple[float, float, float, float]  # x0, y0, x1, y1 as fractions of width/height
+
+DEFAULT_ZONE: Zone = (0.22, 0.2, 0.78, 0.8)
+
+
+@dataclass
+class WatcherConfig:
+    """Tuning knobs; the defaults are tuned on 30 fps overhead video at 640x480."""
+    motion_width: int = 96          # width of the downscaled motion image
+    motion_threshold: float = 0.06  # mean |diff| in std units inside the zone = "moving"
+    still_frames: int = 3           # still frames before the detector is asked
+    read_frames: int = 3            # agreeing still reads needed to settle
+    presence: float = 0.6           # share of reads a card must appear in
+    same_scene: float = 0.03        # still frame this close to the settled one: no re-read
+    low_conf: float = 0.6           # mean confidence under this: ask the operator
+    iou_cluster: float = 0.3        # boxes in different reads closer than this: one card
+    zone_margin_cards: float = 0.8  # auto zone margin around played cards, in card sizes
+    decks: int = 1
+    evidence_dir: Path | None = None
+    jpeg_quality: int = 80
+
+
+@dataclass
+class Priors:
+    """What the referee knows: cards that cannot be on the pot (burned in a one-deck game)
+    and how many copies of each card exist (decks)."""
+    impossible: frozenset[str] = frozenset()
+    copies: int = 1
+
+    def weight(self, card: str) -> float:
+        return 0.05 if card in self.impossible else 1.0
+
+
+@dataclass
+class Observation:
+    """One physical card seen in a settled state (a consensus over several reads)."""
+    card: str
+    conf: float
+    box: tuple[float, float, float, float]
+    low_conf: bool = False
+    votes: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class WatchEvent:
+    """A decision of the watcher. `type`: `cards_played`, `pot_cleared` or `mismatch`.
+    `t`: source seconds of the frame that settled it; `t_still`: when motion stopped."""
+    type: str
+    t: float
+    t_still: float
+    frame_index: int
+    cards: list[str] = field(default_factory=list)
+    conf: list[float] = field(default_factory=list)
+    low_conf: bool = False
+    detail: str = ""
+    evidence: dict[str, str] = field(default_factory=dict)
+    alternatives: list[dict[str, float]] = field(default_factory=list)
+
+    def to_log_event(self) -> dict[str, Any]:
+        """The event-log object (docs/architecture.md) without `seq`/`t`, which the log adds.
+        A mismatch becomes a `note` so the log keeps it for the operator."""
+        if self.type == "mismatch":
+            return {"type": "note", "source": "camera", "text": f"camera mismatch: {self.detail}",
+                    "cards": list(self.cards), **({"evidence": self.evidence} if self.evidence else {})}
+        ev: dict[str, Any] = {"type": self.type, "source": "camera"}
+        if self.type == "cards_played":
+            ev["cards"] = list(self.cards)
+            ev["conf"] = [round(c, 3) for c in self.conf]
+            if self.low_conf:
+                ev["low_conf"] = True
+        if self.evidence:
+            ev["evidence"] = dict(self.evidence)
+        return ev
+
+
+def _iou(a, b) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def consensus(reads: Sequence[Sequence[DetectionLike]], priors: Priors, cfg: WatcherConfig) -> list[Observation]:
+    """Merge several reads of a still scene into one observation per physical card.
+
+    Detections are clustered by box overlap across reads; a cluster present in fewer than
+    `presence` of the reads is dropped (a flicker); its card is the one with the highest
+    confidence-weighted vote times the prior."""
+    clusters: list[dict] = []
+    for read in reads:
+        used: set[int] = set()
+        for d in sorted(read, key=lambda d: -d.conf):
+            box = tuple(float(v) for v in d.box)
+            best, best_iou = None, cfg.iou_cluster
+            for ci, c in enumerate(clusters):
+                if ci in used:
+                    continue
+                iou = _iou(box, c["box"])
+                if iou > best_iou:
+                    best, best_iou = ci, iou
+            if best is None:
+                clusters.append({"box": box, "boxes": [box], "votes": Counter(), "n": 0, "confs": []})
+                best = len(clusters) - 1
+            c = clusters[best]
+            used.add(best)
+            c["boxes"].append(box)
+            c["box"] = tuple(np.median(np.array(c["boxes"]), axis=0))
+            c["votes"][d.card] += float(d.conf)
+            c["n"] += 1
+    out: list[Observation] = []
+    need = max(1, int(np.ceil(cfg.presence * len(reads))))
+    for c in clusters:
+        if c["n"] < need:
+            continue
+        scored = {card: v * priors.weight(card) for card, v in c["votes"].items()}
+        card = max(scored, key=scored.get)
+        raw_top = max(c["votes"], key=c["votes"].get)
+        conf = c["votes"][card] / len(reads)
+        total = sum(c["votes"].values())
+        contested = c["votes"][card] < 0.75 * total
+        low = conf < cfg.low_conf or contested or card != raw_top or card in priors.impossible
+        out.append(Observation(card, conf, tuple(c["box"]), low, {k: round(v / len(reads), 3) for k, v in c["votes"].items()}))
+    return out
+
+
+class PotWatcher:
+    """Feed it frames; it asks the detector when the scene is still and returns `WatchEvent`s.
+
+        watcher = PotWatcher(WatcherConfig(evidence_dir=Path("runs/evidence")))
+        for frame in source.frames():
+            for ev in watcher.feed(frame.image, frame.t, frame.index, detector.detect):
+                ...
+
+    `priors_fn` (optional) is called at each decision and returns `Priors` from the referee.
+    Thread-safety: `set_zone`/`zone` may be called from another thread (the web page)."""
+
+    def __init__(self, config: WatcherConfig | None = None, zone: Zone | None = None,
+                 priors_fn: Callable[[], Priors] | None = None):
+        self.cfg = config or WatcherConfig()
+        self._lock = threading.Lock()
+        self._zone: Zone = tuple(zone) if zone else DEFAULT_ZONE  # type: ignore[assignment]
+        self.zone_locked = zone is not None
+        self.priors_fn = priors_fn or (lambda: Priors(copies=self.cfg.decks))
+        self._played_boxes: list[tuple[float, float, float, float]] = []  # fractions
+        self._prev_small: np.ndarray | None = None
+        self._still = 0
+        self._done = False  # settled (or same scene) since the last motion: stop reading
+        self._t_still = 0.0
+        self._reads: list[list[DetectionLike]] = []
+        self._settled_small: np.ndarray | None = None
+        self._settled_image: np.ndarray | None = None
+        self.state: list[Observation] = []
+        self.pot_seen: Counter[str] = Counter()
+        self.top: list[str] = []
+        self.frames_seen = 0
+        self.detector_calls = 0
+        self.events: list[WatchEvent] = []
+        self.last_motion = 0.0
+
+    # -- the zone ------------------------------------------------------------------------
+    @property
+    def zone(self) -> Zone:
+        with self._lock:
+            return self._zone
+
+    def set_zone(self, zone: Zone | None) -> None:
+        """The operator's zone (fractions x0, y0, x1, y1), locked; `None` returns to auto."""
+        if zone is None:
+            with self._lock:
+                self.zone_locked = False
+            return
+        x0, y0, x1, y1 = (float(v) for v in zone)
+        if not (0.0 <= x0 < x1 <= 1.0 and 0.0 <= y0 < y1 <= 1.0):
+            raise ValueError(f"pot zone {zone} must be x0 < x1 and y0 < y1, fractions of the frame in [0, 1]")
+        with self._lock:
+            self._zone = (x0, y0, x1, y1)
+            self.zone_locked = True
+
+    def zone_pixels(self, shape) -> tuple[int, int, int, int]:
+        h, w = shape[:2]
+        x0, y0, x1, y1 = self.zone
+        return int(x0 * w), int(y0 * h), int(np.ceil(x1 * w)), int(np.ceil(y1 * h))
+
+    def _grow_zone(self, obs: Sequence[Observation], shape) -> None:
+        if self.zone_locked or not obs:
+            return
+        h, w = shape[:2]
+        for o in obs:
+            self._played_boxes.append((o.box[0] / w, o.box[1] / h, o.box[2] / w, o.box[3] / h))
+        boxes = np.array(self._played_boxes[-40:])
+        cw = float(np.median(boxes[:, 2] - boxes[:, 0]))
+        ch = float(np.median(boxes[:, 3] - boxes[:, 1]))
+        m = self.cfg.zone_margin_cards
+        cx, cy = float(np.median((boxes[:, 0] + boxes[:, 2]) / 2)), float(np.median((boxes[:, 1] + boxes[:, 3]) / 2))
+        half_w = max(1.5 * cw, cx - boxes[:, 0].min(), boxes[:, 2].max() - cx) + m * cw
+        half_h = max(1.5 * ch, cy - boxes[:, 1].min(), boxes[:, 3].max() - cy) + m * ch
+        with self._lock:
+            self._zone = (max(0.0, cx - half_w), max(0.0, cy - half_h), min(1.0, cx + half_w), min(1.0, cy + half_h))
+
+    def in_zone(self, box, shape) -> bool:
+        x0, y0, x1, y1 = self.zone_pixels(shape)
+        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        return x0 <= cx <= x1 and y0 <= cy <= y1
+
+    # -- motion --------------------------------------------------------------------------
+    def _small(self, image: np.ndarray) -> np.ndarray:
+        h, w = image.shape[:2]
+        sw = self.cfg.motion_width
+        sh = max(1, round(h * sw / w))
+        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+        small = cv2.resize(gray, (sw, sh), interpolation=cv2.INTER_AREA).astype(np.float32)
+        small = cv2.GaussianBlur(small, (3, 3), 0)
+        return (small - small.mean()) / (small.std() + 1e-3)
+
+    def _zone_diff(self, a: np.ndarray, b: np.ndarray) -> float:
+        sh, sw = a.shape
+        x0, y0, x1, y1 = self.zone
+        # a little margin: a hand at the edge of the pot counts as motion
+        mx, my = 0.04, 0.05
+        xa, xb = int(max(0, x0 - mx) * sw), int(np.ceil(min(1, x1 + mx) * sw))
+        ya, yb = int(max(0, y0 - my) * sh), int(np.ceil(min(1, y1 + my) * sh))
+        return float(np.abs(a[ya:yb, xa:xb] - b[ya:yb, xa:xb]).mean())
+
+    # -- the main loop -------------------------------------------------------------------
+    def feed(self, image: np.ndarray, t: float, index: int, detect: Detect) -> list[WatchEvent]:
+        """Process one frame; returns the events it settled (usually none)."""
+        self.frames_seen += 1
+        small = self._small(image)
+        prev, self._prev_small = self._prev_small, small
+        if prev is None or prev.shape != small.shape:
+            self._still, self._reads, self._done = 0, [], False
+            return []
+        motion = self._zone_diff(small, prev)
+        self.last_motion = motion
+        if motion > self.cfg.motion_threshold:
+            self._still, self._reads, self._done = 0, [], False
+            return []
+        self._still += 1
+        if self._still == 1:
+            self._t_still = t
+        if self._done or self._still < self.cfg.still_frames:
+            return []
+        if not self._reads and self._settled_small is not None \
+                and self._settled_small.shape == small.shape \
+                and self._zone_diff(small, self._settled_small) < self.cfg.same_scene:
+            self._done = True  # same scene as the settled one: nothing to read
+            return []
+        dets = [d for d in detect(image) if self.in_zone(d.box, image.shape)]
+        self.detector_calls += 1
+        self._reads.append(dets)
+        if len(self._reads) < self.cfg.read_frames:
+            return []
+        obs = consensus(self._reads, self.priors_fn(), self.cfg)
+        events = self._decide(obs, image, t, index)
+        self._settled_small = small
+        self._settled_image = image
+        self._done = True
+        self.events.extend(events)
+        return events
+
+    # -- deciding ------------------------------------------------------------------------
+    def _decide(self, obs: list[Observation], image: np.ndarray, t: float, index: int) -> list[WatchEvent]:
+        prev = self.state
+        cur = Counter(o.card for o in obs)
+        prev_c = Counter(o.card for o in prev)
+        new = cur - self.pot_seen
+        missing = prev_c - cur
+        ev: WatchEvent | None = None
+        if not obs:
+            if prev or self.pot_seen:
+                ev = WatchEvent("pot_cleared", t, self._t_still, index)
+                self.pot_seen = Counter()
+                self.top = []
+        elif new:
+            new_obs = self._pick(obs, new)
+            ranks = {rank_of(o.card) for o in new_obs}
+            if len(ranks) == 1:
+                cards = [o.card for o in new_obs]
+                ev = WatchEvent("cards_played", t, self._t_still, index, cards,
+                                [o.conf for o in new_obs], any(o.low_conf for o in new_obs),
+                                alternatives=[o.votes for o in new_obs])
+                if len(cards) > 4 * self.cfg.decks:
+                    ev.low_conf = True
+                    ev.detail = f"{len(cards)} cards of one rank at once"
+                self.pot_seen.update(cards)
+                self.top = cards
+                self._grow_zone(new_obs, image.shape)
+            else:
+                cards = [o.card for o in new_obs]
+                ev = WatchEvent("mismatch", t, self._t_still, index, cards, [o.conf for o in new_obs], True,
+                                f"cards of several ranks appeared at once ({' '.join(cards)}): "
+                                f"two plays, or a misread; please check",
+                                alternatives=[o.votes for o in new_obs])
+                self.pot_seen.update(cards)
+                self.top = cards
+        elif missing:
+            top_gone = [c for c in self.top if missing[c] > 0]
+            if top_gone:
+                ev = WatchEvent("mismatch", t, self._t_still, index, top_gone, [], True,
+                                f"the top card{'s' if len(top_gone) > 1 else ''} {' '.join(top_gone)} "
+                                f"left the pot without the pot being cleared (taken back?); please check")
+                self.top = [c for c in self.top if c not in top_gone]
+            elif sum(missing.values()) * 2 > max(1, sum(prev_c.values())):
+                gone = sorted(missing.elements())
+                ev = WatchEvent("mismatch", t, self._t_still, index, gone, [], True,
+                                f"part of the pot is gone ({' '.join(gone)}) but not all of it; please check")
+        if ev is not None:
+            if self.cfg.evidence_dir is not None:
+                ev.evidence = self._save_evidence(ev, prev, obs, image)
+        self.state = obs
+        return [ev] if ev is not None else []
+
+    @staticmethod
+    def _pick(obs: list[Observation], wanted: Counter) -> list[Observation]:
+        left = Counter(wanted)
+        out = []
+        for o in sorted(obs, key=lambda o: -o.conf):
+            if left[o.card] > 0:
+                out.append(o)
+                left[o.card] -= 1
+        return sorted(out, key=lambda o: (o.box[0], o.box[1]))
+
+    # -- evidence ------------------------------------------------------------------------
+    def draw(self, image: np.ndarray, obs: Sequence[Observation], highlight: Sequence[str] = ()) -> np.ndarray:
+        """A copy of `image` with the zone and every observation's box and card drawn."""
+        out = image.copy()
+        x0, y0, x1, y1 = self.zone_pixels(image.shape)
+        cv2.rectangle(out, (x0, y0), (x1 - 1, y1 - 1), (255, 200, 0), 1)
+        hl = Counter(highlight)
+        for o in obs:
+            color = (0, 0, 255) if hl[o.card] > 0 else ((0, 165, 255) if o.low_conf else (0, 200, 0))
+            if hl[o.card] > 0:
+                hl[o.card] -= 1
+            b = [int(round(v)) for v in o.box]
+            cv2.rectangle(out, (b[0], b[1]), (b[2], b[3]), color, 2)
+            cv2.putText(out, f"{o.card} {o.conf:.2f}", (b[0], max(10, b[1] - 3)),
+                        cv2.FONT_HERSHEY_SIMPLEX, 0.4, color, 1, cv2.LINE_AA)
+        return out
+
+    def _save_evidence(self, ev: WatchEvent, prev: list[Observation], obs: list[Observation],
+                       image: np.ndarray) -> dict[str, str]:
+        folder = Path(self.cfg.evidence_dir)  # type: ignore[arg-type]
+        folder.mkdir(parents=True, exist_ok=True)
+        stem = f"{ev.frame_index:07d}_{ev.type}"
+        params = [cv2.IMWRITE_JPEG_QUALITY, self.cfg.jpeg_quality]
+        paths = {}
+        before = self._settled_image if self._settled_image is not None else np.zeros_like(image)
+        for key, img, o, hl in (("before", before, prev, ()), ("after", image, obs, ev.cards)):
+            path = folder / f"{stem}_{key}.jpg"
+            if not cv2.imwrite(str(path), self.draw(img, o, hl), params):
+                raise OSError(f"cannot write evidence image {path}: is the folder writable?")
+            paths[key] = str(path)
+        return paths
