@@ -1,0 +1,70 @@
+/* Evening page: titles, standings, ratings, the chart, duties, orders and votes from any phone. */
+"use strict";
+(() => {
+  const { h, listen, initial, post, get } = masta;
+  let data = initial("init");
+  const ORDER = ["MASTA", "VICE-MASTA", "PEUPLE", "SHITHEAD"];
+
+  function table(cols, rows) {
+    if (!rows.length) return h("p", { class: "muted" }, "No finished game yet.");
+    return h("table", {}, h("thead", {}, h("tr", {}, cols.map((c) => h("th", {}, c[0])))),
+      h("tbody", {}, rows.map((r) => h("tr", {}, cols.map((c) => h("td", {}, c[1](r)))))));
+  }
+
+  function render(d) {
+    const titles = d.titles_now || {};
+    const byTitle = {};
+    for (const [p, t] of Object.entries(titles)) (byTitle[t] = byTitle[t] || []).push(p);
+    document.getElementById("titles").replaceChildren(...(Object.keys(titles).length ? ORDER.map((t) =>
+      h("div", { class: "title t-" + t.toLowerCase() }, h("span", {}, t), h("b", {}, (byTitle[t] || ["–"]).join(", "))))
+      : [h("p", { class: "muted" }, "The titles appear when the first game ends.")]));
+    document.getElementById("standings").replaceChildren(table([
+      ["Player", (r) => r.player], ["Games", (r) => r.games], ["MASTA", (r) => r.MASTA],
+      ["VICE", (r) => r["VICE-MASTA"]], ["SHITHEAD", (r) => r.SHITHEAD],
+      ["Avg place", (r) => r.average_place], ["Streak", (r) => r.streak ? r.streak.games + "× " + r.streak.title : ""],
+    ], d.standings || []));
+    document.getElementById("ratings").replaceChildren(table([
+      ["Player", (r) => r.player], ["Rating", (r) => r.ordinal.toFixed(2)], ["μ", (r) => r.mu.toFixed(2)], ["σ", (r) => r.sigma.toFixed(2)],
+    ], d.ratings || []));
+    document.getElementById("chart").innerHTML = d.chart_svg || "";
+    const duties = d.pending_duties || [];
+    document.getElementById("duties").replaceChildren(...(duties.length ? duties.map((x) => h("div", { class: "prompt-box" }, x.text))
+      : [h("p", { class: "muted" }, "No duty owed.")]));
+    document.getElementById("orders").replaceChildren(...(d.orders || []).slice().reverse().map(orderBox));
+  }
+
+  function orderBox(o) {
+    const verdict = o.decided ? (o.serves ? "serves the general interest" : "does not serve the general interest") : "vote open";
+    const voted = Object.entries(o.votes || {}).map(([p, v]) => p + ": " + (v ? "yes" : "no")).join(", ");
+    const kids = [h("div", {}, h("b", {}, o.masta + " → " + o.to + ": "), "“" + o.text + "”"),
+      h("div", { class: "small" }, h("span", { class: "tag " + (o.decided ? (o.serves ? "legal" : "illegal") : "prompt") }, verdict),
+        voted ? " votes: " + voted : "", o.missing && o.missing.length ? " · still to vote: " + o.missing.join(", ") : "")];
+    if (!o.decided && (o.missing || []).length) {
+      const who = h("select", { "aria-label": "who votes" }, o.missing.map((p) => h("option", {}, p)));
+      const me = localStorage.getItem("masta.me");
+      if (me && o.missing.includes(me)) who.value = me;
+      const vote = (serves) => { localStorage.setItem("masta.me", who.value); post("/evening/api/vote", { order: o.seq, player: who.value, serves }); };
+      kids.push(h("div", { class: "row" }, "I am ", who,
+        h("button", { type: "button", class: "vote-yes", onclick: () => vote(true) }, "Yes, it serves all"),
+        h("button", { type: "button", class: "danger vote-no", onclick: () => vote(false) }, "No")));
+    }
+    return h("div", { class: "order panel" }, kids);
+  }
+
+  const ob = document.getElementById("order-btn");
+  if (ob) ob.addEventListener("click", () => {
+    const masta_ = Object.entries(data.titles_now || {}).find(([, t]) => t === "MASTA");
+    post("/evening/api/events", { type: "order", player: masta_ ? masta_[0] : "", text: document.getElementById("order-text").value });
+  });
+  const db = document.getElementById("duty-btn");
+  if (db) db.addEventListener("click", () => {
+    const kind = document.getElementById("duty-kind").value;
+    const t = Object.entries(data.titles_now || {});
+    const masta_ = (t.find(([, x]) => x === "MASTA") || [""])[0], sh = (t.find(([, x]) => x === "SHITHEAD") || [""])[0];
+    const [player, to] = kind === "best_card" ? [sh, masta_] : [masta_, sh];
+    post("/evening/api/events", { type: "duty", duty: kind, player, to, card: document.getElementById("duty-card").value });
+  });
+
+  render(data);
+  listen({ update: () => get("/evening/data.json").then((d) => { data = d; render(d); }) });
+})();

@@ -1,0 +1,100 @@
+"""Server-sent events: every open page gets each update pushed as it is committed.
+
+One `Broadcaster` per app. Each open page holds a small queue; `publish` puts the message
+on every queue (never blocking: a page too slow to keep up is dropped and reconnects,
+getting what it missed from the JSON snapshot). Browsers reconnect by themselves
+(EventSource), so a restarted server just picks them up again.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import queue
+import threading
+from collections.abc import Iterator
+
+from flask import Blueprint, Response, current_app, stream_with_context
+
+bp = Blueprint("stream", __name__)
+
+
+class Broadcaster:
+    """Fan-out of messages to every subscribed page."""
+
+    def __init__(self, max_queue: int = 256):
+        self._subs: set[queue.Queue] = set()
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self.max_queue = max_queue
+
+    def subscribe(self) -> queue.Queue:
+        q: queue.Queue = queue.Queue(maxsize=self.max_queue)
+        with self._lock:
+            self._subs.add(q)
+        return q
+
+    def unsubscribe(self, q: queue.Queue) -> None:
+        with self._lock:
+            self._subs.discard(q)
+
+    @property
+    def clients(self) -> int:
+        with self._lock:
+            return len(self._subs)
+
+    def publish(self, name: str, data: dict) -> int:
+        """Send one message named `name`; returns how many pages it was queued for."""
+        msg = f"id: {next(self._ids)}\nevent: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+        with self._lock:
+            subs = list(self._subs)
+        sent = 0
+        for q in subs:
+            try:
+                q.put_nowait(msg)
+                sent += 1
+            except queue.Full:  # a stuck page: drop it, its browser reconnects
+                self.unsubscribe(q)
+                try:
+                    q.put_nowait(None)
+                except queue.Full:
+                    pass
+        return sent
+
+    def close_all(self) -> None:
+        with self._lock:
+            subs = list(self._subs)
+            self._subs.clear()
+        for q in subs:
+            try:
+                q.put_nowait(None)
+            except queue.Full:
+                pass
+
+
+def _stream(broadcaster: Broadcaster, keepalive_s: float) -> Iterator[str]:
+    q = broadcaster.subscribe()
+    try:
+        yield "retry: 1000\n: connected\n\n"
+        while True:
+            try:
+                msg = q.get(timeout=keepalive_s)
+            except queue.Empty:
+                yield ": keep-alive\n\n"
+                continue
+            if msg is None:
+                return
+            yield msg
+    finally:
+        broadcaster.unsubscribe(q)
+
+
+@bp.get("/stream")
+def stream() -> Response:
+    """The event stream every page listens to (`update`, `evening`, `frame` messages)."""
+    app = current_app
+    resp = Response(stream_with_context(_stream(app.extensions["masta.broadcaster"],
+                                                app.config["MASTA"].keepalive_s)),
+                    mimetype="text/event-stream")
+    resp.headers["Cache-Control"] = "no-cache"
+    resp.headers["X-Accel-Buffering"] = "no"
+    return resp

@@ -1,0 +1,68 @@
+/* Live page: draws the table snapshot and the latest ruling; every update arrives by SSE. */
+"use strict";
+(() => {
+  const { h, card, banner, listen, initial } = masta;
+  let state = initial("init");
+  let lastSeq = null;
+
+  function playersOf(t) {
+    let ps = t.players || [];
+    if (!Array.isArray(ps)) ps = Object.entries(ps).map(([name, p]) => Object.assign({ name }, p));
+    return ps.map((p) => (typeof p === "string" ? { name: p } : p));
+  }
+
+  function fact(label, value) {
+    return h("div", { class: "fact" }, h("b", {}, value === undefined || value === null ? "–" : String(value)), h("span", {}, label));
+  }
+
+  function direction(d) {
+    if (d === 1 || d === "clockwise" || d === "cw") return "↻ clockwise";
+    if (d === -1 || d === "anticlockwise" || d === "counterclockwise" || d === "ccw") return "↺ anticlockwise";
+    return d;
+  }
+
+  function render(s, fresh) {
+    const t = s.table || {};
+    const latest = s.latest;
+    banner(document.getElementById("banner"), latest, fresh && latest && latest.seq !== lastSeq);
+    lastSeq = latest ? latest.seq : null;
+    const pot = document.getElementById("pot");
+    const cards = t.pot || [];
+    pot.replaceChildren(...(cards.length ? cards.map((c) => card(c)) : [h("span", { class: "muted" }, "empty")]));
+    document.getElementById("facts").replaceChildren(
+      fact("turn", t.turn),
+      fact("next play", t.next || t.next_play),
+      fact("direction", direction(t.direction)),
+      fact("stock", t.stock),
+      fact("burns", t.burns),
+      fact("pot", cards.length),
+    );
+    document.getElementById("game").textContent = s.game ? "game " + s.game + (s.preset ? " · " + s.preset : "") : "no game set up";
+    const rows = playersOf(t);
+    const names = rows.length ? rows : (s.players || []).map((n) => ({ name: n }));
+    document.getElementById("players").replaceChildren(...names.map((p) => h("tr", {},
+      h("td", { class: p.name === t.turn ? "turn" : "" }, (p.name === t.turn ? "▶ " : "") + p.name,
+        p.title ? h("span", { class: "tag" }, " " + p.title) : null),
+      h("td", {}, p.out ? "out" + (p.place ? " (" + p.place + ")" : "") : (p.phase === undefined ? "–" : String(p.phase))),
+      h("td", {}, p.hand ?? "–"), h("td", {}, p.face_up ?? "–"), h("td", {}, p.face_down ?? "–"))));
+    const prompts = [].concat(t.prompts || [], t.desync ? [{ text: "Desync: " + (t.desync.text || JSON.stringify(t.desync)) }] : []);
+    document.getElementById("prompts").replaceChildren(...prompts.map((p) =>
+      h("div", { class: "prompt-box" }, typeof p === "string" ? p : (p.text || JSON.stringify(p)))));
+  }
+
+  const cam = document.getElementById("camera");
+  const camStatus = document.getElementById("camera-status");
+  function tryCamera() {
+    fetch("/live/frame.jpg", { method: "HEAD" }).then((r) => {
+      if (r.ok) { cam.src = cam.dataset.src; cam.hidden = false; camStatus.hidden = true; }
+      else setTimeout(tryCamera, 5000);
+    }).catch(() => setTimeout(tryCamera, 5000));
+  }
+  tryCamera();
+
+  render(state, false);
+  listen({
+    update: (msg) => { state = msg.view; render(state, true); },
+    open: () => masta.get("/live/state.json").then((s) => { state = s; render(s, false); }),
+  });
+})();

@@ -1,0 +1,49 @@
+"""Live page: the camera, the pot, whose turn, and the latest ruling big enough to read across the table."""
+from __future__ import annotations
+
+from flask import Blueprint, Response, current_app, jsonify, render_template
+
+from ..pages import table
+
+bp = Blueprint("live", __name__, url_prefix="/live", template_folder="templates",
+               static_folder="static", static_url_path="/static")
+
+
+@bp.get("/")
+def page():
+    return render_template("live/page.html", state=table().view(), camera=_frames().status)
+
+
+@bp.get("/state.json")
+def state():
+    return jsonify(table().view())
+
+
+def _frames():
+    return current_app.extensions["masta.frames"]
+
+
+@bp.get("/frame.jpg")
+def frame():
+    jpeg = _frames().latest()
+    if jpeg is None:
+        return jsonify({"error": _frames().status, "status": 404}), 404
+    return Response(jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+@bp.get("/video.mjpg")
+def video():
+    """MJPEG: one part per new frame (the browser shows it as a moving image)."""
+    hub = _frames()
+
+    def parts():
+        n = -1
+        for _ in range(100000):
+            n, jpeg = hub.wait_next(n, timeout=10.0)
+            if jpeg is None:
+                continue
+            yield (b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: "
+                   + str(len(jpeg)).encode() + b"\r\n\r\n" + jpeg + b"\r\n")
+
+    return Response(parts(), mimetype="multipart/x-mixed-replace; boundary=frame",
+                    headers={"Cache-Control": "no-store"})

@@ -1,0 +1,106 @@
+/* Rulings page: every event with its rulings, suspicions, evidence and corrections. */
+"use strict";
+(() => {
+  const { h, card, banner, listen, initial, post, get, when } = masta;
+  let state = initial("init");
+  const box = document.getElementById("entries");
+  const operator = box.dataset.operator === "yes";
+
+  function describe(ev) {
+    switch (ev.type) {
+      case "setup": return ["Game " + (ev.game || "") + " set up: " + (ev.players || []).join(", ") + "; dealer " + ev.dealer + "; rules " + ev.preset];
+      case "cards_played": return ["Played ", (ev.cards || []).map((c) => card(c, true)), ev.player ? " by " + ev.player : ""];
+      case "pot_cleared": return ["Pot cleared"];
+      case "correct": return ["Correction of #" + ev.event + ": really ", (ev.cards || []).map((c) => card(c, true))];
+      case "played_by": return ["#" + ev.event + " was played by " + ev.player];
+      case "target": return [ev.player + " gets the pot" + (ev.event ? " (from #" + ev.event + ")" : "")];
+      case "picked_up": return [ev.player + " picked up the pot"];
+      case "player_out": return [ev.player + " is out"];
+      case "void": return ["#" + ev.event + " did not happen (void)"];
+      case "note": return ["Note" + (ev.event ? " on #" + ev.event : "") + ": " + ev.text];
+      case "counts": return ["Counted " + ev.player + ": hand " + (ev.hand ?? "?") + ", up " + (ev.face_up ?? "?") + ", down " + (ev.face_down ?? "?")];
+      case "confirm": return ["Confirmed #" + ev.event];
+      case "duty": return [ev.player + " → " + ev.to + ": " + ev.duty + (ev.card ? " " + ev.card : "")];
+      case "order": return ["Order from " + ev.player + ": " + ev.text];
+      case "vote": return [ev.player + " votes " + (ev.serves ? "yes" : "no") + " on order #" + ev.order];
+      default: return [ev.type];
+    }
+  }
+
+  function who(ev) {
+    const by = (ev.meta && ev.meta.by) || ev.source;
+    return by + " at " + when(ev.t);
+  }
+
+  function output(o) {
+    const k = o.verdict || o.kind;
+    const rules = (o.reasons || []).map((r) => r.rule).filter(Boolean);
+    return h("div", { class: "out" }, h("span", { class: "tag " + k }, k), " ", o.plain || "",
+      rules.length ? h("span", { class: "muted small" }, " (" + rules.join("; ") + ")") : null,
+      o.next ? h("span", { class: "muted small" }, " next " + o.next) : null);
+  }
+
+  function evidence(ev) {
+    const e = ev.evidence || {};
+    const imgs = ["before", "after"].filter((k) => e[k]).map((k) =>
+      h("a", { href: "/evidence/" + e[k], target: "_blank" }, h("img", { class: "evi", src: "/evidence/" + e[k], alt: k + " frame", loading: "lazy" })));
+    return imgs.length ? h("div", { class: "row" }, imgs) : null;
+  }
+
+  function editor(ev, players) {
+    if (!operator || ev.type === "setup") return null;
+    const seq = ev.seq;
+    const kids = [];
+    if (ev.type === "cards_played") {
+      const inp = h("input", { placeholder: "real cards, e.g. 9S 9H", size: 12, "aria-label": "real cards of #" + seq, class: "fix-cards" });
+      kids.push(inp, h("button", { type: "button", class: "fix-correct", onclick: () =>
+        post("/rulings/api/corrections", { type: "correct", event: seq, cards: inp.value }) }, "Correct cards"));
+      const sel = h("select", { "aria-label": "who played #" + seq }, players.map((p) => h("option", {}, p)));
+      kids.push(sel, h("button", { type: "button", onclick: () =>
+        post("/rulings/api/corrections", { type: "played_by", event: seq, player: sel.value }) }, "Played by"));
+    }
+    kids.push(h("button", { type: "button", class: "danger", onclick: () => {
+      if (confirm("Void event #" + seq + "? It stays in the log, marked as not having happened.")) post("/rulings/api/corrections", { type: "void", event: seq });
+    } }, "Void"));
+    const note = h("input", { placeholder: "note", size: 10 });
+    kids.push(note, h("button", { type: "button", onclick: () =>
+      post("/rulings/api/corrections", { type: "note", event: seq, text: note.value }) }, "Note"));
+    return h("div", { class: "row editor" }, kids);
+  }
+
+  function render(entries, players) {
+    const voided = new Set(entries.filter((r) => r.event.type === "void").map((r) => r.event.event));
+    box.replaceChildren(...entries.map((r) => {
+      const ev = r.event;
+      const conf = (ev.conf || []).length ? h("span", { class: "muted small" }, " read confidence " + ev.conf.map((c) => Math.round(c * 100) + "%").join(" ")) : null;
+      return h("article", { class: "entry" + (voided.has(ev.seq) ? " voided" : ""), id: "e" + ev.seq, "data-seq": ev.seq },
+        h("div", { class: "head" }, h("b", {}, "#" + ev.seq + " "), describe(ev), conf,
+          voided.has(ev.seq) ? h("span", { class: "tag void" }, "void") : null,
+          h("span", { class: "muted small when" }, " · " + who(ev))),
+        r.outputs.map(output),
+        evidence(ev),
+        r.fixes.length ? h("div", { class: "fixes small" }, "Changed later: ",
+          r.fixes.map((f) => h("div", {}, "#" + f.seq + " ", describe(f), h("span", { class: "muted" }, " — " + who(f))))) : null,
+        editor(ev, players));
+    }));
+  }
+
+  async function refresh() {
+    const d = await get("/rulings/data.json");
+    state = d.view;
+    banner(document.getElementById("banner"), state.latest, false);
+    render(d.entries, state.players || []);
+  }
+
+  async function globalAct(type) {
+    const player = document.getElementById("g-player").value;
+    await post("/rulings/api/corrections", { type, player });
+  }
+  document.querySelectorAll("[data-global]").forEach((b) => b.addEventListener("click", () => globalAct(b.dataset.global)));
+  const nb = document.getElementById("g-note-btn");
+  if (nb) nb.addEventListener("click", () => post("/rulings/api/corrections", { type: "note", text: document.getElementById("g-note").value }));
+
+  banner(document.getElementById("banner"), state.latest, false);
+  refresh();
+  listen({ update: (m) => { banner(document.getElementById("banner"), m.view.latest, true); refresh(); } });
+})();

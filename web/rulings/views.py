@@ -1,0 +1,44 @@
+"""Rulings and disputes: every event and ruling, newest first, with evidence and corrections.
+
+Corrections are new events (correct, played_by, target, picked_up, player_out, void, note,
+confirm, counts); the page shows who made each one and when.
+"""
+from __future__ import annotations
+
+from flask import Blueprint, current_app, jsonify, render_template, send_from_directory
+
+from ..auth import operator_name, operator_required
+from ..errors import ApiError
+from ..pages import created, payload, table
+
+bp = Blueprint("rulings", __name__, template_folder="templates",
+               static_folder="static", static_url_path="/rulings/static")
+
+CORRECTIONS = ("correct", "played_by", "target", "picked_up", "player_out", "void", "note",
+               "confirm", "counts")
+
+
+@bp.get("/rulings/")
+def page():
+    return render_template("rulings/page.html", state=table().view())
+
+
+@bp.get("/rulings/data.json")
+def data():
+    return jsonify({"entries": table().entries(), "view": table().view()})
+
+
+@bp.post("/rulings/api/corrections")
+@operator_required
+def correct():
+    """A correction as JSON, for example `{"type": "correct", "event": 7, "cards": ["9S"]}`."""
+    return created(table().submit(payload(), source="operator", by=operator_name(), allowed=CORRECTIONS))
+
+
+@bp.get("/evidence/<path:name>")
+def evidence(name: str):
+    """Evidence frames, served only from the evidence folder (no path escapes it)."""
+    folder = current_app.config["MASTA"].evidence_dir
+    if not name.lower().endswith((".jpg", ".jpeg", ".png")):
+        raise ApiError(404, "evidence files are JPEG or PNG frames")
+    return send_from_directory(folder, name, max_age=3600)

@@ -1,0 +1,131 @@
+"""Set-up: players and seats, the preset (in words), house-rule tweaks, the camera, the pot zone."""
+from __future__ import annotations
+
+import re
+
+from flask import Blueprint, current_app, jsonify, render_template
+
+from .. import referee_link as rl
+from ..auth import operator_name, operator_required
+from ..errors import ApiError
+from ..pages import created, payload, table
+
+bp = Blueprint("setup", __name__, url_prefix="/setup", template_folder="templates",
+               static_folder="static", static_url_path="/static")
+
+NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
+
+
+def _config():
+    return current_app.config["MASTA"]
+
+
+def house_presets() -> dict[str, str]:
+    """Presets saved from this page: name -> path of its TOML file."""
+    folder = _config().presets_dir
+    return {p.stem: str(p) for p in sorted(folder.glob("*.toml"))} if folder.is_dir() else {}
+
+
+def _resolve_preset(name: str) -> str:
+    return house_presets().get(name, name)
+
+
+@bp.get("/")
+def page():
+    store = current_app.extensions["masta.store"]
+    return render_template("setup/page.html", state=table().view(), presets=rl.presets() or ["fr"],
+                           house=list(house_presets()), source=store.get_setting("camera_source", _config().source),
+                           zone=store.get_setting("pot_zone"))
+
+
+@bp.get("/rules/<name>.json")
+def rules(name: str):
+    """A preset's rules in plain words (the same text as `masta rules NAME`)."""
+    try:
+        words, toml = rl.preset_words(_resolve_preset(name))
+    except ValueError as exc:
+        raise ApiError(404, str(exc)) from None
+    return jsonify({"name": name, "words": words, "toml": toml})
+
+
+@bp.post("/api/game")
+@operator_required
+def new_game():
+    """Start a game: `{"players": ["Ann", "Bob", "Cy"], "dealer": "Cy", "preset": "fr", "decks": 1}`."""
+    raw = payload()
+    if isinstance(raw, dict):
+        raw = dict(raw, type="setup")
+        if raw.get("preset"):
+            raw["preset"] = _resolve_preset(str(raw["preset"]))
+    return created(table().submit(raw, source="operator", by=operator_name(), allowed=("setup",)))
+
+
+@bp.post("/api/preset")
+@operator_required
+def save_preset():
+    """Save house-rule tweaks as a new preset: `{"name": "our-house", "toml": "extends = \\"fr\\"..."}`."""
+    raw = payload()
+    if not isinstance(raw, dict):
+        raise ApiError(400, "send {\"name\": ..., \"toml\": ...}")
+    name = str(raw.get("name", "")).strip().lower()
+    if not NAME_RE.match(name):
+        raise ApiError(400, "a preset name is lower-case letters, digits and dashes, like our-house")
+    if name in (rl.presets() or []):
+        raise ApiError(409, f"{name!r} is a shipped preset: choose another name")
+    text = str(raw.get("toml", ""))
+    if not text.strip():
+        raise ApiError(400, "the preset's TOML is empty: start from `extends = \"fr\"` and change what your table plays")
+    folder = _config().presets_dir
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / f".check-{name}.toml"
+    final = folder / f"{name}.toml"
+    tmp.write_text(text, encoding="utf-8")
+    try:
+        rl.check_preset_file(tmp)
+    except ValueError as exc:
+        tmp.unlink(missing_ok=True)
+        raise ApiError(400, f"this preset is not valid: {str(exc).replace(str(tmp), name + '.toml')}") from None
+    tmp.replace(final)
+    return created({"name": name, "path": str(final)})
+
+
+@bp.post("/api/camera")
+@operator_required
+def camera():
+    """The camera source: a webcam index, a video file, or a stream URL; empty for manual entry."""
+    raw = payload()
+    src = str((raw or {}).get("source", "")).strip() if isinstance(raw, dict) else ""
+    store = current_app.extensions["masta.store"]
+    store.set_setting("camera_source", src or None)
+    restart = current_app.extensions.get("masta.restart_camera")
+    message = restart(src or None) if restart else "saved; it is used the next time the server starts"
+    return created({"source": src or None, "message": message})
+
+
+@bp.post("/api/pot-zone")
+@operator_required
+def pot_zone():
+    """The pot zone drawn on the snapshot, as fractions of the frame: `{"zone": [x0, y0, x1, y1]}`."""
+    raw = payload()
+    zone = raw.get("zone") if isinstance(raw, dict) else None
+    try:
+        x0, y0, x1, y1 = (float(v) for v in zone)
+    except (TypeError, ValueError):
+        raise ApiError(400, "zone must be four numbers [x0, y0, x1, y1] between 0 and 1") from None
+    if not (0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1):
+        raise ApiError(400, "zone must satisfy 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1 (draw a box on the snapshot)")
+    zone = [round(v, 4) for v in (x0, y0, x1, y1)]
+    current_app.extensions["masta.store"].set_setting("pot_zone", zone)
+    set_zone = current_app.extensions.get("masta.set_zone")
+    if set_zone:
+        set_zone(tuple(zone))
+    return created({"zone": zone})
+
+
+@bp.post("/api/evening")
+@operator_required
+def new_evening():
+    """Start a new evening (a new log); the old one stays in the database and in Export."""
+    raw = payload()
+    name = str(raw.get("name", "")).strip()[:200] if isinstance(raw, dict) else ""
+    return created({"evening": table().new_evening(name or None)})

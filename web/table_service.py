@@ -1,0 +1,134 @@
+"""The table as the web app sees it: the event log, the referee fed from it, and the push.
+
+Order of every change: check the event (web.validate), let the referee rule it, commit it to
+the store, and only then publish it to the open pages. A bad event changes nothing (the
+referee is rebuilt from the log if it had already taken it in). On start-up the whole log is
+replayed, so a restarted server resumes the same game.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from . import referee_link as rl
+from .errors import ApiError
+from .events_stream import Broadcaster
+from .store import Store
+from .validate import TABLE_TYPES, normalise
+
+
+class TableService:
+    """One table's evening: its log in `store`, its referee in memory."""
+
+    def __init__(self, store: Store, broadcaster: Broadcaster, evening_id: int | None = None):
+        self.store = store
+        self.broadcaster = broadcaster
+        self.lock = threading.RLock()
+        self.evening_id = evening_id or store.latest_evening() or store.new_evening()
+        self.log: list[dict] = []
+        self.outputs: dict[int, list[dict]] = {}
+        self.referee: Any = None
+        self.evening: Any = None
+        self.load()
+
+    # --- state --------------------------------------------------------------------------
+    def load(self) -> None:
+        """Rebuild everything from the committed log."""
+        with self.lock:
+            self.log = self.store.events(self.evening_id)
+            self._rebuild()
+
+    def _rebuild(self) -> None:
+        self.referee, self.evening, self.outputs = rl.replay(self.log)
+
+    def new_evening(self, name: str | None = None) -> int:
+        with self.lock:
+            self.evening_id = self.store.new_evening(name)
+            self.load()
+        self.broadcaster.publish("reload", {"evening": self.evening_id})
+        return self.evening_id
+
+    # --- what the pages show --------------------------------------------------------------
+    def setup_event(self) -> dict | None:
+        for ev in reversed(self.log):
+            if ev["type"] == "setup":
+                return ev
+        return None
+
+    def players(self) -> list[str] | None:
+        s = self.setup_event()
+        return list(s["players"]) if s else None
+
+    def view(self) -> dict:
+        with self.lock:
+            v = rl.view(self.referee)
+            setup = self.setup_event()
+            return {
+                "evening": self.evening_id,
+                "seq": len(self.log),
+                "game": setup.get("game") if setup else None,
+                "players": setup["players"] if setup else [],
+                "preset": setup.get("preset") if setup else None,
+                "table": v,
+                "latest": self.latest_ruling(),
+                "referee": rl.status(),
+            }
+
+    def latest_ruling(self) -> dict | None:
+        for ev in reversed(self.log):
+            for out in reversed(self.outputs.get(ev["seq"], [])):
+                if rl.kind(out) == "ruling":
+                    return {"seq": ev["seq"], "event": ev, "ruling": out, "text": rl.plain(out, ev)}
+        return None
+
+    def entries(self) -> list[dict]:
+        """Every event with its outputs and the corrections that point at it, newest first."""
+        with self.lock:
+            fixes: dict[int, list[dict]] = {}
+            for ev in self.log:
+                if ev["type"] in ("correct", "void", "played_by", "target", "note") and ev.get("event"):
+                    fixes.setdefault(int(ev["event"]), []).append(ev)
+            rows = []
+            for ev in reversed(self.log):
+                outs = self.outputs.get(ev["seq"], [])
+                rows.append({"event": ev, "outputs": [dict(o, kind=rl.kind(o), plain=rl.plain(o, ev))
+                                                      for o in outs],
+                             "fixes": fixes.get(ev["seq"], [])})
+            return rows
+
+    def game_over(self) -> bool:
+        return bool(rl.game_over(self.referee))
+
+    # --- changes ------------------------------------------------------------------------
+    def submit(self, raw: Any, *, source: str, by: str | None = None,
+               allowed: tuple[str, ...] = TABLE_TYPES) -> dict:
+        """Check, rule, commit, publish one event; returns what was published."""
+        with self.lock:
+            fields = normalise(raw, log=self.log, players=self.players(), presets=rl.presets(),
+                               game_over=self.game_over(), allowed=allowed)
+            ev = {"seq": len(self.log) + 1, "t": round(time.time(), 3), "source": source, **fields}
+            if by:
+                ev["meta"] = {"by": by}
+            if ev["type"] == "setup":
+                ev["game"] = 1 + sum(1 for e in self.log if e["type"] == "setup")
+            try:
+                outs = rl.apply(self.referee, self.evening, ev)
+            except ValueError as exc:  # the referee refused it: put it back as it was
+                self._rebuild()
+                raise ApiError(400, f"the referee refused this event: {exc}") from None
+            try:
+                self.store.append(self.evening_id, ev)
+            except Exception:
+                self._rebuild()
+                raise
+            self.log.append(ev)
+            self.outputs[ev["seq"]] = outs
+            if rl.needs_replay(ev):  # corrections change the past: replay for exact state
+                self._rebuild()
+                outs = self.outputs.get(ev["seq"], outs)
+            payload = {"event": ev, "outputs": [dict(o, kind=rl.kind(o), plain=rl.plain(o, ev)) for o in outs],
+                       "view": self.view()}
+        payload["published"] = time.time()
+        self.broadcaster.publish("update", payload)
+        return payload

@@ -1,0 +1,223 @@
+"""Turn what a page or a script posted into a clean event, or refuse it with a clear message.
+
+Everything is checked here before the referee or the database sees it, so a bad request
+changes nothing: unknown players, card ids that do not exist, references to events that are
+not in the log, malformed shapes.
+"""
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+from referee.cards import UnknownCard, parse_card
+
+from .errors import ApiError
+
+TABLE_TYPES = ("setup", "cards_played", "pot_cleared", "played_by", "target", "picked_up",
+               "player_out", "correct", "void", "note", "counts", "confirm", "duty", "order")
+CORRECTION_TYPES = ("correct", "played_by", "target", "picked_up", "player_out", "void", "note")
+PLAYER_TYPES = ("played_by", "target", "picked_up", "player_out")
+MAX_PLAYERS = 12
+
+
+def bad(message: str) -> ApiError:
+    return ApiError(400, message)
+
+
+def _player(name: Any, players: list[str]) -> str:
+    if not isinstance(name, str) or not name.strip():
+        raise bad(f"a player name is needed: one of {', '.join(players)}")
+    for p in players:
+        if p == name.strip() or p.casefold() == name.strip().casefold():
+            return p
+    raise bad(f"unknown player {name!r}: the players at this table are {', '.join(players)}")
+
+
+def cards_field(value: Any) -> list[str]:
+    if isinstance(value, str):
+        value = [v for v in re.split(r"[\s,]+", value.strip()) if v]
+    if not isinstance(value, list) or not value:
+        raise bad("cards must be a non-empty list of card ids, for example [\"QS\", \"QH\"]")
+    try:
+        return [parse_card(c) for c in value]
+    except UnknownCard as exc:
+        raise bad(str(exc)) from None
+
+
+def _event_ref(value: Any, log: list[dict], kinds: tuple[str, ...] | None = None) -> int:
+    try:
+        seq = int(value)
+        if isinstance(value, float) and not value.is_integer():
+            raise ValueError
+    except (TypeError, ValueError):
+        raise bad(f"event must be the number (seq) of an event in the log, not {value!r}") from None
+    if not 1 <= seq <= len(log):
+        raise bad(f"there is no event {seq} in this log (it has {len(log)} events)")
+    target = log[seq - 1]
+    if kinds and target["type"] not in kinds:
+        raise bad(f"event {seq} is a {target['type']} event; this needs a {' or '.join(kinds)} event")
+    return seq
+
+
+def _whole(value: Any, key: str) -> int:
+    try:
+        n = int(value)
+        if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+            raise ValueError
+    except (TypeError, ValueError):
+        raise bad(f"{key} must be a whole number, not {value!r}") from None
+    if not 0 <= n <= 200:
+        raise bad(f"{key} must be between 0 and 200")
+    return n
+
+
+def _players_list(value: Any) -> list[str]:
+    if isinstance(value, str):
+        value = [v.strip() for v in value.split(",")]
+    if not isinstance(value, list):
+        raise bad("players must be a list of names in seat order, for example [\"Ann\", \"Bob\", \"Cy\"]")
+    names = [str(v).strip() for v in value if str(v).strip()]
+    if len(names) < 2:
+        raise bad("a game needs at least two players, in seat order")
+    if len(names) > MAX_PLAYERS:
+        raise bad(f"at most {MAX_PLAYERS} players at one table")
+    if len({n.casefold() for n in names}) != len(names):
+        raise bad("two players have the same name: give each player a different name")
+    for n in names:
+        if len(n) > 40:
+            raise bad(f"player name {n[:20]!r}... is too long (40 characters at most)")
+    return names
+
+
+def normalise(raw: Any, *, log: list[dict], players: list[str] | None, presets: list[str] | None,
+              game_over: bool = False, allowed: tuple[str, ...] = TABLE_TYPES) -> dict:
+    """The event's own fields (no seq/t/source yet), checked against the log so far."""
+    if not isinstance(raw, dict):
+        raise bad("an event is a JSON object such as {\"type\": \"cards_played\", \"cards\": [\"QS\"]}")
+    kind = raw.get("type")
+    if kind not in allowed:
+        raise bad(f"unknown event type {kind!r}: use one of {', '.join(allowed)}")
+    ev: dict[str, Any] = {"type": kind}
+    if kind == "setup":
+        names = _players_list(raw.get("players"))
+        dealer = raw.get("dealer") or names[-1]
+        ev["players"] = names
+        ev["dealer"] = _player(dealer, names)
+        preset = str(raw.get("preset") or "fr").strip()
+        if presets is not None and preset not in presets and not (
+                preset.endswith(".toml") and Path(preset).is_file()):
+            raise bad(f"unknown preset {preset!r}: use one of {', '.join(presets)}")
+        ev["preset"] = preset
+        try:
+            decks = int(raw.get("decks") or 1)
+        except (TypeError, ValueError):
+            raise bad("decks must be a whole number (1 or 2)") from None
+        if not 1 <= decks <= 3:
+            raise bad("decks must be 1, 2 or 3")
+        ev["decks"] = decks
+        return ev
+    if kind == "note":
+        text = raw.get("text")
+        if not isinstance(text, str) or not text.strip():
+            raise bad("a note needs some text")
+        if len(text) > 2000:
+            raise bad("a note is at most 2000 characters")
+        ev["text"] = text.strip()
+        if raw.get("event") not in (None, ""):
+            ev["event"] = _event_ref(raw["event"], log)
+        return ev
+    if kind == "void":
+        seq = _event_ref(raw.get("event"), log)
+        if log[seq - 1]["type"] == "setup":
+            raise bad(f"event {seq} sets up a game and cannot be voided: set up a new game instead")
+        if any(e["type"] == "void" and e.get("event") == seq for e in log):
+            raise bad(f"event {seq} is already void")
+        ev["event"] = seq
+        return ev
+    if players is None:
+        raise bad("no game is set up at this table yet: start one on the set-up page")
+    if kind == "vote":  # votes may come after the game is over: they are about its titles
+        game_over = False
+    if game_over and kind in ("cards_played", "pot_cleared", "played_by", "target", "picked_up",
+                              "player_out", "counts", "confirm"):
+        raise ApiError(409, "this game is over: set up the next game on the set-up page")
+    if kind == "cards_played":
+        ev["cards"] = cards_field(raw.get("cards"))
+        conf = raw.get("conf")
+        if conf is not None:
+            if (not isinstance(conf, list) or len(conf) != len(ev["cards"])
+                    or not all(isinstance(c, (int, float)) and not isinstance(c, bool)
+                               and math.isfinite(c) and 0 <= c <= 1 for c in conf)):
+                raise bad("conf must be one number between 0 and 1 per card")
+            ev["conf"] = [float(c) for c in conf]
+        evidence = raw.get("evidence")
+        if evidence is not None:
+            if not isinstance(evidence, dict) or not all(
+                    isinstance(evidence.get(k), str) for k in evidence if k in ("before", "after")):
+                raise bad("evidence must be {\"before\": path, \"after\": path}")
+            ev["evidence"] = {k: str(evidence[k]) for k in ("before", "after") if k in evidence}
+        return ev
+    if kind == "pot_cleared":
+        return ev
+    if kind == "correct":
+        ev["event"] = _event_ref(raw.get("event"), log, ("cards_played",))
+        ev["cards"] = cards_field(raw.get("cards"))
+        return ev
+    if kind in PLAYER_TYPES:
+        ev["player"] = _player(raw.get("player"), players)
+        if kind == "played_by":
+            if raw.get("event") in (None, ""):
+                last = [e["seq"] for e in log if e["type"] == "cards_played"]
+                if not last:
+                    raise bad("no cards have been played yet, so nobody can have played them")
+                ev["event"] = last[-1]
+            else:
+                ev["event"] = _event_ref(raw.get("event"), log, ("cards_played",))
+        elif kind != "player_out" and raw.get("event") not in (None, ""):
+            ev["event"] = _event_ref(raw["event"], log)
+        return ev
+    if kind == "counts":
+        ev["player"] = _player(raw.get("player"), players)
+        for key in ("hand", "face_up", "face_down"):
+            if raw.get(key) not in (None, ""):
+                ev[key] = _whole(raw[key], key)
+        if len(ev) == 2:
+            raise bad("counts needs at least one of hand, face_up, face_down")
+        return ev
+    if kind == "confirm":
+        ev["event"] = _event_ref(raw.get("event"), log)
+        return ev
+    if kind == "duty":
+        if raw.get("duty") not in ("best_card", "gift"):
+            raise bad("duty must be best_card (the SHITHEAD gives their best card to the MASTA) "
+                      "or gift (the MASTA gives the SHITHEAD a card)")
+        ev["duty"] = raw["duty"]
+        ev["player"] = _player(raw.get("player"), players)
+        ev["to"] = _player(raw.get("to"), players)
+        if raw.get("card") not in (None, ""):
+            ev["card"] = cards_field([raw["card"]])[0]
+        return ev
+    if kind == "order":
+        ev["player"] = _player(raw.get("player"), players)
+        text = raw.get("text")
+        if not isinstance(text, str) or not text.strip():
+            raise bad("an order needs its text: what the MASTA orders the SHITHEAD to do")
+        if len(text) > 500:
+            raise bad("an order is at most 500 characters")
+        ev["text"] = text.strip()
+        if raw.get("to") not in (None, ""):
+            ev["to"] = _player(raw["to"], players)
+        return ev
+    if kind == "vote":
+        ev["order"] = _event_ref(raw.get("order"), log, ("order",))
+        ev["player"] = _player(raw.get("player"), players)
+        serves = raw.get("serves")
+        if isinstance(serves, str) and serves.lower() in ("yes", "true", "1", "no", "false", "0"):
+            serves = serves.lower() in ("yes", "true", "1")
+        if not isinstance(serves, bool):
+            raise bad("serves must be true (the order serves the general interest) or false")
+        ev["serves"] = serves
+        return ev
+    raise bad(f"unknown event type {kind!r}")  # pragma: no cover - allowed lists only the above
