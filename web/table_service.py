@@ -109,7 +109,7 @@ class TableService:
                                game_over=self.game_over(), allowed=allowed)
             ev = {"seq": len(self.log) + 1, "t": round(time.time(), 3), "source": source, **fields}
             if by:
-                ev["meta"] = {"by": by}
+                ev["meta"] = {**ev.get("meta", {}), "by": by}
             if ev["type"] == "setup":
                 ev["game"] = 1 + sum(1 for e in self.log if e["type"] == "setup")
             try:

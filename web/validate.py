@@ -100,6 +100,10 @@ def normalise(raw: Any, *, log: list[dict], players: list[str] | None, presets: 
     if kind not in allowed:
         raise bad(f"unknown event type {kind!r}: use one of {', '.join(allowed)}")
     ev: dict[str, Any] = {"type": kind}
+    if raw.get("meta") is not None:
+        if not isinstance(raw["meta"], dict):
+            raise bad("meta must be a JSON object")
+        ev["meta"] = dict(raw["meta"])
     if kind == "setup":
         names = _players_list(raw.get("players"))
         dealer = raw.get("dealer") or names[-1]

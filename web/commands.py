@@ -1,0 +1,157 @@
+"""`masta serve` (a webcam or any source, or manual entry) and `masta demo` (the bundled game video)."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO_DIR = ROOT / "assets" / "demo"
+VIDEO_EXT = (".mp4", ".avi", ".mkv", ".mov", ".webm")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("serve", help="serve the table's web page (live rulings, disputes, the evening)",
+                       description="Serve the table's web page with waitress. Without --source, plays are "
+                                   "entered by hand on the manual-entry page.")
+    _common(p)
+    p.add_argument("--source", default=None,
+                   help="camera: a webcam index (0), a video file, an image folder or a stream URL")
+    p.set_defaults(func=serve)
+    d = sub.add_parser("demo", help="referee the bundled demo game video live in the browser",
+                       description="Serve the bundled demo video (assets/demo/) refereed live. Opens "
+                                   "nothing: open the printed URL.")
+    _common(d)
+    d.set_defaults(func=demo)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to bind (default 127.0.0.1: this machine only; 0.0.0.0 for phones on the network)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--db", default=None, help="SQLAlchemy URL (default: SQLite file in the data folder), "
+                                              "for example postgresql://user@host/masta")
+    p.add_argument("--data-dir", default=None, help="data folder (default: $MASTA_DATA_DIR or ~/.local/share/masta)")
+    p.add_argument("--threads", type=int, default=64, help="server threads (each open page holds one)")
+
+
+def _config(args, **kw):
+    from .config import Config, default_data_dir
+    if not 1 <= args.port <= 65535:
+        raise ValueError(f"--port must be between 1 and 65535, not {args.port}")
+    return Config(data_dir=Path(args.data_dir) if args.data_dir else default_data_dir(),
+                  db_url=args.db, host=args.host, port=args.port, threads=args.threads, **kw)
+
+
+def _build(config):
+    from sqlalchemy.exc import ArgumentError, OperationalError
+    from .app import create_app
+    try:
+        return create_app(config)
+    except ArgumentError as exc:
+        raise ValueError(f"--db {config.db_url!r} is not a database URL: {exc}") from None
+    except OperationalError as exc:
+        raise ValueError(f"cannot open the database {config.database_url}: {exc.orig}") from None
+    except ModuleNotFoundError as exc:
+        raise ValueError(f"the database driver {exc.name!r} is not installed "
+                         f"(for PostgreSQL: pip install psycopg[binary])") from None
+
+
+def _announce(app, config, extra: list[str]) -> None:
+    base = config.base_url()
+    token = app.extensions["masta.token"]
+    print(f"masta: serving on {base}/  (everyone: watch and vote)", flush=True)
+    print(f"masta: operator link (open once per device): {base}/auth?token={token}", flush=True)
+    if config.host in ("127.0.0.1", "localhost", "::1"):
+        print("masta: only this machine can connect; use --host 0.0.0.0 for phones on the network", flush=True)
+    print(f"masta: database {config.database_url.split('@')[-1]}", flush=True)
+    for line in extra:
+        print("masta: " + line, flush=True)
+
+
+def _run(app, config) -> int:
+    from .server import make_server
+    try:
+        server = make_server(app, config.host, config.port, config.threads)
+    except OSError as exc:
+        raise ValueError(f"cannot listen on {config.host}:{config.port}: {exc.strerror or exc}; "
+                         f"choose another --port") from None
+    try:
+        server.run()
+    finally:
+        app.extensions["masta.broadcaster"].close_all()
+        cam = app.extensions.get("masta.camera")
+        if cam:
+            cam.stop()
+    return 0
+
+
+def _camera(app, source: str | None, **kw) -> list[str]:
+    """Start the pipeline on `source` if a detector is available; say what happens either way."""
+    from .camera import CameraRunner, attach_camera, find_model, load_detector
+    if not source:
+        return ["no camera (--source): enter plays on the manual-entry page /manual/"]
+    model = find_model()
+    if model is None:
+        app.extensions["masta.frames"].status = "no trained card detector in models/: enter plays by hand"
+        return [f"no trained card detector (.onnx) in {ROOT / 'models'}: the camera is not watched; "
+                f"enter plays on the manual-entry page /manual/"]
+    try:
+        detector = load_detector(model)
+    except (ImportError, ValueError, OSError) as exc:
+        return [f"cannot load the card detector {model}: {exc}; enter plays on /manual/"]
+    attach_camera(app, detector, source, **kw)
+    return [f"watching {source} with {model.name}"]
+
+
+def serve(args) -> int:
+    config = _config(args, source=args.source)
+    app = _build(config)
+    store = app.extensions["masta.store"]
+    source = args.source if args.source is not None else store.get_setting("camera_source")
+    _announce(app, config, _camera(app, source))
+    return _run(app, config)
+
+
+def find_demo() -> tuple[Path | None, Path | None]:
+    """(the demo video, its ground-truth/setup log) in assets/demo/, either may be None."""
+    if not DEMO_DIR.is_dir():
+        return None, None
+    videos = sorted(p for p in DEMO_DIR.iterdir() if p.suffix.lower() in VIDEO_EXT)
+    logs = sorted(DEMO_DIR.glob("*.jsonl"))
+    return (videos[0] if videos else None), (logs[0] if logs else None)
+
+
+def demo_setup(log: Path | None) -> dict:
+    """The demo game's setup event (players, dealer, preset) from its log, else a default table."""
+    if log is not None:
+        for line in log.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                ev = json.loads(line)
+                if ev.get("type") == "setup":
+                    return {k: ev[k] for k in ("type", "players", "dealer", "preset", "decks") if k in ev}
+    return {"type": "setup", "players": ["Ann", "Bob", "Cy", "Dee"], "dealer": "Dee", "preset": "fr"}
+
+
+def demo(args) -> int:
+    from .config import default_data_dir
+    data = Path(args.data_dir) if args.data_dir else default_data_dir() / "demo"
+    args.data_dir = str(data)
+    config = _config(args)
+    app = _build(config)
+    video, log = find_demo()
+    table = app.extensions["masta.table"]
+    table.new_evening("Demo")  # each demo run is a fresh evening; earlier runs stay in Export
+    table.submit(demo_setup(log), source="system")
+    if video is None:
+        lines = [f"no demo video in {DEMO_DIR} yet: serving the manual-entry page only "
+                 f"({config.base_url()}/manual/ after opening the operator link)"]
+    else:
+        lines = _camera(app, str(video), pace=True)
+    _announce(app, config, lines)
+    return _run(app, config)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(1)
