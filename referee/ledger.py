@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from referee.cards import JOKER, STANDARD_DECK, sort_key
+from referee.cards import JOKER, STANDARD_DECK, rank_of, sort_key
 
 UNSEEN, POT, BURNED, HAND = "unseen", "pot", "burned", "hand"
 
@@ -113,13 +113,21 @@ class Ledger:
         self.pot = []
         return cards
 
-    def pick_up(self, player: str, seq: int) -> list[str]:
-        """`player` took the pot: its cards are known to be in their hand."""
-        cards = [c.card for c in self.pot]
+    def pick_up(self, player: str, seq: int,
+                remove: frozenset[str] = frozenset()) -> tuple[list[str], list[str]]:
+        """`player` took the pot: its cards are known to be in their hand, except cards of
+        the ranks in `remove`, which leave the game (a preset's removed-on-pick-up cards).
+        Returns (cards taken, cards removed)."""
+        taken, gone = [], []
         for c in self.pot:
-            c.move(HAND, player, seq)
+            if rank_of(c.card) in remove:
+                c.move(BURNED, None, seq)
+                gone.append(c.card)
+            else:
+                c.move(HAND, player, seq)
+                taken.append(c.card)
         self.pot = []
-        return cards
+        return taken, gone
 
     def give(self, card: str, giver: str, taker: str, seq: int) -> list[dict]:
         """A named card changed hands (a duty): it is known to be in `taker`'s hand."""

@@ -15,7 +15,7 @@ def test_pick_up_then_play_by_the_holder_is_clean():
     led = Ledger()
     assert led.play(["QS"], "Ann", 2) == []
     assert led.play(["KS"], "Bob", 3) == []
-    assert led.pick_up("Cy", 4) == ["QS", "KS"]
+    assert led.pick_up("Cy", 4) == (["QS", "KS"], [])
     assert led.known_hand("Cy") == ["QS", "KS"]
     assert led.play(["KS"], "Cy", 5) == []
     assert led.known_hand("Cy") == ["QS"]
@@ -60,6 +60,14 @@ def test_going_out_with_a_known_card_left():
     sus = led.player_out("Bob", 9)
     assert kinds(sus) == ["vanished"] and sus[0]["card"] == "9D"
     assert led.known_hand("Bob") == []
+
+
+def test_removed_on_pick_up():
+    led = Ledger()
+    led.play(["9D"], "Ann", 2)
+    led.play(["7C"], "Bob", 3)
+    assert led.pick_up("Cy", 4, remove=frozenset({"7"})) == (["9D"], ["7C"])
+    assert led.burned() == ["7C"] and led.known_hand("Cy") == ["9D"]
 
 
 def test_gift_moves_a_named_card():

@@ -1,0 +1,767 @@
+"""The table referee: a real game seen only through the pot, plus what the operator adds.
+
+Contract (the web page and the vision pipeline rely on it):
+
+- `TableReferee(events=())` replays a list of event dicts (see docs/architecture.md and
+  `referee.events`); `TableReferee.replay(events)` is the same as a classmethod.
+- `.apply(event) -> list[dict]` validates the event, appends it to `.log` and returns what it
+  produced, each output a dict with `kind` and `event` (the seq that produced it):
+  `ruling` (engine `Ruling.to_dict()` plus `player`, `cards`, `turbo`, `phase`), `burn`,
+  `pickup`, `out`, `game_over` (with `order` and `titles`), `suspicion` (ledger evidence),
+  `prompt` (a question for the operator: `who_played`, `target`, `who_picked_up`,
+  `desync`), `duty_done`, `duty_broken`, `order`, `vote`, `order_decided`, `info`.
+  An event that changes the past (`correct`, `void`, `confirm`, `played_by`, a `picked_up`
+  or `target` naming an earlier event) rebuilds the state by replaying the whole log; outputs
+  of earlier events that changed come back too, marked `"revised": true`.
+- A bad event raises `EventError` (a `ValueError`) with a plain message; nothing is appended
+  and the state is untouched.
+- `.view() -> dict`: a JSON-serialisable snapshot for the live page (see `view`).
+- `.log`: the events as applied (normalised: card ids canonical, `seq`, `t`, `source` and
+  implied event references filled in).
+- `.book`: the evening (`referee.evening.EveningBook`); `referee.evening.Evening` wraps it.
+
+What the referee knows comes only from the pot and the operator: it keeps the counts (hand,
+face-up, face-down, stock) from the deal and the draws the rules require, and the rules
+themselves come from the engine's pot-only judgement (`referee.pile.judge_on_pile`); there is
+no second copy of the rules here. Turn order follows the ruling's effects (skip, reverse,
+again, give_pot).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee import pile as pilelib
+from referee.cards import rank_of
+from referee.evening import EveningBook, GameResult, titles_for
+from referee.events import PLAY_TYPES, EventError, validate_event
+from referee.ledger import Ledger
+from referee.rules import Preset, load_preset
+
+#: Events whose meaning refers back to an earlier event.
+ANNOTATIONS = frozenset({"played_by", "target", "picked_up", "correct", "void", "confirm"})
+
+
+@dataclass
+class Seat:
+    """One player's cards as far as the counts tell."""
+
+    name: str
+    hand: int
+    face_up: int
+    face_down: int
+    out: bool = False
+    place: int | None = None
+    burns: int = 0
+    skip_draw: bool = False  # strict pick-up: the next draw is skipped
+
+    @property
+    def total(self) -> int:
+        return self.hand + self.face_up + self.face_down
+
+    def phase(self, stock: int) -> str:
+        """Where the next cards come from: hand, up (face-up), down (blind) or out."""
+        if self.out:
+            return "out"
+        if self.hand > 0 or stock > 0:
+            return "hand"
+        if self.face_up > 0:
+            return "up"
+        if self.face_down > 0:
+            return "down"
+        return "out"
+
+
+@dataclass
+class PotCard:
+    card: str
+    seq: int
+    player: str | None
+    counts: bool  # part of the rules pile (False: an illegal play lying on the pot)
+
+
+@dataclass
+class Game:
+    """The state of one game at the table."""
+
+    number: int
+    setup_seq: int
+    preset: Preset
+    players: list[str]
+    dealer: str
+    decks: int
+    seats: dict[str, Seat]
+    stock: int
+    ledger: Ledger
+    turn: str | None
+    direction: int = 1
+    pot: list[PotCard] = field(default_factory=list)
+    started: bool = False
+    over: bool = False
+    order: list[str] = field(default_factory=list)
+    burns: int = 0
+    next: str = "any"
+    awaiting_target: int | None = None    # seq of the give_pot play waiting for its target
+    target: str | None = None             # who must answer the give_pot play
+    penalty: str | None = None            # who should pick up after an illegal play
+    pending_clear: int | None = None      # a pot_cleared nobody is known to have picked up
+    pending_cards: list[PotCard] = field(default_factory=list)
+    last_ruling: dict | None = None
+    last_played: int | None = None        # seq of the latest cards_played
+    last_clear: int | None = None         # seq of the latest pot_cleared that was a pick-up
+    prompts: list[dict] = field(default_factory=list)
+    suspicions: list[dict] = field(default_factory=list)
+    end_seq: int | None = None
+
+    @property
+    def pile(self) -> list[str]:
+        """The rules pile: the cards that count since the last clear, bottom to top."""
+        return [pc.card for pc in self.pot if pc.counts]
+
+    def active(self) -> list[str]:
+        return [p for p in self.players if not self.seats[p].out]
+
+    def step(self, frm: str, n: int = 1) -> str:
+        """The player `n` active seats after `frm` in the current direction."""
+        i = self.players.index(frm)
+        k = len(self.players)
+        left = n
+        while True:
+            i = (i + self.direction) % k
+            if not self.seats[self.players[i]].out:
+                left -= 1
+                if left <= 0:
+                    return self.players[i]
+            if not self.active():
+                return frm
+
+
+class TableReferee:
+    """Referee a real game from its event log.  See the module docstring for the contract."""
+
+    def __init__(self, events: list[dict] | tuple[dict, ...] = ()):
+        self.log: list[dict] = []
+        self.outputs: dict[int, list[dict]] = {}
+        self.book = EveningBook()
+        self.game: Game | None = None
+        self.games: list[Game] = []
+        self._ann: dict[str, dict[int, dict]] = {}
+        self._voided: set[int] = set()
+        self._consumed: set[int] = set()
+        for ev in events:
+            self.apply(ev)
+
+    @classmethod
+    def replay(cls, events: list[dict] | tuple[dict, ...]) -> TableReferee:
+        """A referee that has applied `events` in order (errors raise `EventError`, whose
+        `accepted` holds the events applied before the bad one)."""
+        ref = cls()
+        for ev in events:
+            try:
+                ref.apply(ev)
+            except EventError as exc:
+                exc.accepted = list(ref.log)
+                raise
+        return ref
+
+    # ------------------------------------------------------------------ applying events
+    def apply(self, event: dict) -> list[dict]:
+        """Validate `event`, append it to the log and return what it produced."""
+        seq = len(self.log) + 1
+        ev = validate_event(event, seq=seq, now=time.time())
+        self._check(ev)
+        if self._needs_rebuild(ev):
+            return self._rebuild_with(ev)
+        self.log.append(ev)
+        self._index(ev)
+        try:
+            out = self._step(ev)
+        except Exception:
+            # should not happen (checks come first): put the state back as the log says
+            self.log.pop()
+            self.__dict__.update(TableReferee.replay(self.log).__dict__)
+            raise
+        self.outputs[ev["seq"]] = out
+        return out
+
+    def _rebuild_with(self, ev: dict) -> list[dict]:
+        fresh = TableReferee()
+        for old in self.log + [ev]:
+            fresh.log.append(old)
+            fresh._index(old)
+        fresh._voided = _voided(fresh.log)
+        game_start = 0
+        for old in fresh.log:
+            if old["type"] == "setup":
+                game_start = old["seq"]
+        for old in fresh.log:
+            if old["seq"] in fresh._voided:
+                fresh.outputs[old["seq"]] = []
+                continue
+            try:
+                fresh.outputs[old["seq"]] = fresh._step(old)
+            except EventError as exc:
+                if old["seq"] >= game_start:
+                    raise EventError(f"event {ev['seq']} ({ev['type']}) cannot be applied: "
+                                     f"replaying the log fails at event {old['seq']}: {exc}",
+                                     seq=ev["seq"]) from None
+                fresh.outputs[old["seq"]] = [{"kind": "info", "event": old["seq"],
+                                              "text": f"skipped on replay: {exc}"}]
+        out: list[dict] = []
+        for old in self.log:
+            new_out = fresh.outputs.get(old["seq"], [])
+            if new_out != self.outputs.get(old["seq"], []):
+                out.extend(dict(o, revised=True) for o in new_out)
+                if not new_out and self.outputs.get(old["seq"]):
+                    out.append({"kind": "info", "event": old["seq"], "revised": True,
+                                "text": f"event {old['seq']} no longer counts"})
+        out.extend(fresh.outputs.get(ev["seq"], []))
+        self.__dict__.update(fresh.__dict__)
+        return out
+
+    def _index(self, ev: dict) -> None:
+        """Remember annotations by the event they refer to (the latest one wins)."""
+        if ev["type"] in ANNOTATIONS and "event" in ev:
+            self._ann.setdefault(ev["type"], {})
+            self._ann[ev["type"]][ev["event"]] = ev
+        if ev["type"] == "void":
+            self._voided = _voided(self.log)
+
+    def _annotation(self, kind: str, seq: int) -> dict | None:
+        """The latest non-voided annotation of `kind` naming event `seq`."""
+        a = self._ann.get(kind, {}).get(seq)
+        if a is None or a["seq"] not in self._voided:
+            return a
+        best = None
+        for ev in self.log:
+            if ev["type"] == kind and ev.get("event") == seq and ev["seq"] not in self._voided:
+                best = ev
+        return best
+
+    # ------------------------------------------------------------------ checks (no mutation)
+    def _check(self, ev: dict) -> None:
+        t, g = ev["type"], self.game
+        if t == "setup":
+            self._check_setup(ev)
+            return
+        if t == "note":
+            return
+        if t in ("order", "vote"):
+            (self.book.check_order if t == "order" else self.book.check_vote)(ev)
+            self._check_names(ev, self.book.last_result().players if self.book.last_result()
+                              else [])
+            return
+        if g is None:
+            raise EventError(f"{t} event {ev['seq']}: no game is set up yet; start with a "
+                             f"setup event (players, dealer, preset)", seq=ev["seq"])
+        self._check_names(ev, g.players)
+        if t == "duty":
+            self.book.check_duty(ev, g.started)
+            return
+        ref = ev.get("event")
+        if ref is not None:
+            self._check_ref(ev, ref)
+        if g.over and t in PLAY_TYPES:
+            raise EventError(f"{t} event {ev['seq']}: game {g.number} ended at event "
+                             f"{g.end_seq} ({', '.join(g.order)}); start the next game with a "
+                             f"setup event", seq=ev["seq"])
+        if t == "played_by" and ref is None:
+            if g.last_played is None:
+                raise EventError(f"played_by event {ev['seq']}: no cards have been played in "
+                                 f"game {g.number} yet", seq=ev["seq"])
+            ev["event"] = g.last_played
+        if t == "target" and ref is None and g.awaiting_target is not None:
+            ev["event"] = g.awaiting_target
+        if t == "target" and "event" not in ev:
+            raise EventError(f"target event {ev['seq']}: no Ace (or other give-the-pot card) "
+                             f"is waiting for a target; name its event with `event`",
+                             seq=ev["seq"])
+        if t == "picked_up" and ref is None:
+            if g.pending_clear is not None:
+                ev["event"] = g.pending_clear
+            elif not g.pot and g.last_clear is not None and g.last_clear > (g.last_played or 0):
+                ev["event"] = g.last_clear  # the pot was already picked up: say by whom
+
+    def _check_setup(self, ev: dict) -> None:
+        try:
+            preset = load_preset(ev.get("preset", "fr"))
+        except (ValueError, OSError) as exc:
+            raise EventError(f"setup event {ev['seq']}: {exc}", seq=ev["seq"]) from None
+        ev["preset"] = ev.get("preset", "fr")
+        n = len(ev["players"])
+        lo, hi = preset.table.players
+        if not lo <= n <= hi:
+            raise EventError(f"setup event {ev['seq']}: preset {preset.name} is for {lo} to {hi}"
+                             f" players, not {n}", seq=ev["seq"])
+        decks = ev.get("decks") or preset.table.decks_for(n)
+        need = 3 * preset.table.cards_per_layer * n
+        have = decks * (52 + preset.table.jokers_per_deck)
+        if need > have:
+            raise EventError(f"setup event {ev['seq']}: {n} players need {need} cards but "
+                             f"{decks} deck(s) hold {have}; set decks to "
+                             f"{-(-need // (52 + preset.table.jokers_per_deck))}",
+                             seq=ev["seq"])
+        ev["decks"] = decks
+        if "game" not in ev:
+            last = max((e["game"] for e in self.log if e["type"] == "setup"), default=0)
+            ev["game"] = last + 1
+
+    def _check_names(self, ev: dict, players: list[str]) -> None:
+        for key in ("player", "to"):
+            name = ev.get(key)
+            if name is not None and name not in players:
+                raise EventError(f"{ev['type']} event {ev['seq']}: unknown player {name!r}; "
+                                 f"the players are {', '.join(players) or 'not set up yet'}",
+                                 seq=ev["seq"])
+
+    def _check_ref(self, ev: dict, ref: int) -> None:
+        g = self.game
+        assert g is not None
+        if ref <= g.setup_seq:
+            raise EventError(f"{ev['type']} event {ev['seq']}: event {ref} is not part of game "
+                             f"{g.number} (it began at event {g.setup_seq})", seq=ev["seq"])
+        target = self.log[ref - 1]
+        want = {"played_by": ("cards_played",), "target": ("cards_played",),
+                "correct": ("cards_played",), "picked_up": ("pot_cleared",),
+                "confirm": ("player_out",),
+                "void": tuple(k for k in ("cards_played", "pot_cleared", "played_by", "target",
+                                          "picked_up", "player_out", "correct", "void",
+                                          "counts", "confirm", "note", "duty", "order",
+                                          "vote"))}[ev["type"]]
+        if target["type"] not in want:
+            raise EventError(f"{ev['type']} event {ev['seq']}: event {ref} is a "
+                             f"{target['type']} event, not {' or '.join(want)}",
+                             seq=ev["seq"])
+
+    def _cards_of(self, seq: int) -> list[str]:
+        ev = self.log[seq - 1]
+        corr = self._annotation("correct", seq)
+        return list(corr["cards"]) if corr else list(ev.get("cards", []))
+
+    def _needs_rebuild(self, ev: dict) -> bool:
+        t, g = ev["type"], self.game
+        if t in ("correct", "void", "confirm", "played_by"):
+            return True
+        if t == "target":
+            return g is None or ev["event"] != g.awaiting_target
+        if t == "picked_up":
+            return "event" in ev and (g is None or ev["event"] != g.pending_clear)
+        return False
+
+    # ------------------------------------------------------------------ the state machine
+    def _step(self, ev: dict) -> list[dict]:
+        t, seq = ev["type"], ev["seq"]
+        if seq in self._voided:
+            return []
+        if t == "setup":
+            return self._setup(ev)
+        if t == "note":
+            return []
+        if t == "order":
+            return self.book.order(ev)
+        if t == "vote":
+            return self.book.vote(ev)
+        g = self.game
+        if g is None:
+            raise EventError(f"{t} event {seq}: no game is set up yet", seq=seq)
+        if t == "duty":
+            return self._duty(g, ev)
+        if t == "cards_played":
+            return self._played(g, ev)
+        if t == "pot_cleared":
+            return self._cleared(g, ev)
+        if t == "player_out":
+            return self._player_out(g, ev)
+        if t == "counts":
+            return self._counts(g, ev)
+        if t == "target":
+            return self._target_forward(g, ev)
+        if t == "picked_up":
+            return self._picked_up_forward(g, ev)
+        return []  # played_by, correct, void, confirm: used where their event is replayed
+
+    def _setup(self, ev: dict) -> list[dict]:
+        out: list[dict] = []
+        prev = self.game
+        if prev is not None and not prev.over and prev.started:
+            out.append({"kind": "info", "event": ev["seq"],
+                        "text": f"game {prev.number} was abandoned unfinished"})
+        preset = load_preset(ev["preset"])
+        tr = preset.table
+        n = len(ev["players"])
+        lay = tr.cards_per_layer
+        decks = ev["decks"]
+        total = decks * (52 + tr.jokers_per_deck)
+        seats = {p: Seat(p, lay, lay, lay) for p in ev["players"]}
+        players = list(ev["players"])
+        starter = ev.get("starter")
+        if starter is None and (tr.start == "left_of_dealer" or self.book.results):
+            starter = players[(players.index(ev["dealer"]) + 1) % n]
+        g = Game(number=ev["game"], setup_seq=ev["seq"], preset=preset, players=players,
+                 dealer=ev["dealer"], decks=decks, seats=seats, stock=total - 3 * lay * n,
+                 ledger=Ledger(decks, tr.jokers_per_deck), turn=starter)
+        self.game = g
+        self.games.append(g)
+        out.extend(self.book.setup(ev))
+        if starter is None:
+            out.append(self._prompt(g, ev["seq"], "who_starts",
+                                    f"{preset.name}: the player with the lowest "
+                                    f"{tr.start_rank} starts; who is it? (add played_by "
+                                    f"after the first play, or set starter)"))
+        return out
+
+    def _prompt(self, g: Game, seq: int, kind: str, text: str, **extra: Any) -> dict:
+        p = {"kind": "prompt", "prompt": kind, "event": seq, "text": text, **extra}
+        g.prompts.append(p)
+        return p
+
+    def _drop_prompts(self, g: Game, kind: str, **match: Any) -> None:
+        g.prompts = [p for p in g.prompts if not (
+            p["prompt"] == kind and all(p.get(k) == v for k, v in match.items()))]
+
+    def _duty(self, g: Game, ev: dict) -> list[dict]:
+        out = self.book.duty(ev)
+        giver, taker = g.seats[ev["player"]], g.seats[ev["to"]]
+        if giver.hand > 0:
+            giver.hand -= 1
+            taker.hand += 1
+        if "card" in ev:
+            for s in g.ledger.give(ev["card"], ev["player"], ev["to"], ev["seq"]):
+                out.append(self._suspect(g, s))
+        return out
+
+    def _suspect(self, g: Game, s: dict) -> dict:
+        s = dict(s, kind="suspicion", suspicion=s["kind"])
+        g.suspicions.append(s)
+        return s
+
+    # -- a play ------------------------------------------------------------------------------
+    def _played(self, g: Game, ev: dict) -> list[dict]:
+        seq = ev["seq"]
+        cards = self._cards_of(seq)
+        g.started = True
+        g.last_played = seq
+        out: list[dict] = []
+        by = self._annotation("played_by", seq)
+        player = by["player"] if by else ev.get("player")
+        if by:
+            self._consumed.add(by["seq"])
+        if player is None:
+            player = g.target if g.awaiting_target is not None and g.target else g.turn
+        if player is not None and g.awaiting_target is not None and g.target is None:
+            g.target = player  # whoever answers the Ace is the one it hit
+            self._drop_prompts(g, "target")
+        if g.pending_clear is not None:
+            self._drop_prompts(g, "who_picked_up")
+        expected = g.target if g.awaiting_target is not None else g.turn
+        out_of_turn = player is not None and expected is not None and player != expected
+        seat = g.seats.get(player) if player else None
+        phase = seat.phase(g.stock) if seat else "hand"
+        if seat is not None and seat.out:
+            out.append(self._prompt(g, seq, "desync", f"{player} is out by the counts but "
+                                    f"played {' '.join(cards)} at event {seq}; check the "
+                                    f"table and send counts", player=player))
+            phase = "hand"
+        turbo = out_of_turn
+        ruling = pilelib.judge_on_pile(g.preset, g.pile, cards, phase=phase, turbo=turbo)
+        rd = ruling.to_dict()
+        if out_of_turn and not ruling.legal:
+            rd["reasons"].insert(0, {"code": "out_of_turn",
+                                     "text": f"{player} played out of turn ({expected} was to "
+                                             f"play) and it is not a legal Turbo",
+                                     "rule": g.preset.citation("turbo")})
+        rd.update(kind="ruling", event=seq, player=player, cards=cards, turbo=turbo,
+                  phase=phase)
+        out.append(rd)
+        g.last_ruling = rd
+        for s in g.ledger.play(cards, player, seq):
+            out.append(self._suspect(g, s))
+        if player is None:
+            g.pot.extend(PotCard(c, seq, None, ruling.legal) for c in cards)
+            out.append(self._prompt(g, seq, "who_played", f"who played {' '.join(cards)} "
+                                    f"(event {seq})? add played_by"))
+            if ruling.legal:
+                g.next = ruling.next
+            return out
+        self._drop_prompts(g, "who_starts")
+        self._take_from(g, seat, len(cards), seq, out)
+        if ruling.verdict == "illegal":
+            g.pot.extend(PotCard(c, seq, player, False) for c in cards)
+            g.penalty = player
+            return out
+        if ruling.verdict == "penalty":  # a blind card that does not fit: picked up now
+            g.pot.extend(PotCard(c, seq, player, True) for c in cards)
+            out.extend(self._pick_up(g, player, seq, reason="blind_miss"))
+            return out
+        g.pot.extend(PotCard(c, seq, player, True) for c in cards)
+        if g.penalty is not None:
+            g.penalty = None  # play went on over the illegal cards
+        self._draw(g, seat)
+        effects = ruling.effects
+        was_target = g.awaiting_target is not None
+        g.awaiting_target, g.target = None, None
+        self._drop_prompts(g, "target")
+        if "burn" in effects:
+            out.extend(self._burn(g, player, seq))
+        g.next = ruling.next
+        if "reverse" in effects:
+            g.direction = -g.direction
+        out.extend(self._maybe_out(g, player, seq))
+        if g.over:
+            return out
+        if "give_pot" in effects:
+            g.awaiting_target = seq
+            tgt = self._annotation("target", seq)
+            if tgt is not None:
+                self._consumed.add(tgt["seq"])
+                g.target = tgt["player"]
+                g.turn = tgt["player"]
+            else:
+                out.append(self._prompt(g, seq, "target", f"{player} played "
+                                        f"{' '.join(cards)}: who gets the pot? add target"))
+                g.turn = None
+            return out
+        if "again" in effects:
+            g.turn = player if not g.seats[player].out else g.step(player)
+            return out
+        if out_of_turn and not was_target:
+            return out  # a Turbo does not change whose turn it is
+        g.turn = g.step(player, 1 + ruling.skips)
+        return out
+
+    def _take_from(self, g: Game, seat: Seat, n: int, seq: int, out: list[dict]) -> None:
+        """Take `n` cards from where the counts say the player plays from: the hand first
+        (spilling into the face-up cards once the stock is empty), else face-up, else one
+        face-down card."""
+        left = n
+        if seat.hand > 0 or g.stock > 0:
+            take = min(seat.hand, left)
+            seat.hand -= take
+            left -= take
+            if left and g.stock == 0:
+                take = min(seat.face_up, left)
+                seat.face_up -= take
+                left -= take
+        elif seat.face_up > 0:
+            take = min(seat.face_up, left)
+            seat.face_up -= take
+            left -= take
+        else:
+            take = min(seat.face_down, left)
+            seat.face_down -= take
+            left -= take
+        if left > 0:
+            out.append(self._prompt(g, seq, "desync", f"{seat.name} played {n} card(s) at "
+                                    f"event {seq} but the counts say they had only "
+                                    f"{n - left} there; count their cards and send counts",
+                                    player=seat.name))
+
+    def _draw(self, g: Game, seat: Seat) -> None:
+        lay = g.preset.table.cards_per_layer
+        if seat.skip_draw:
+            seat.skip_draw = False
+            return
+        if g.stock > 0 and seat.hand < lay:
+            n = min(g.stock, lay - seat.hand)
+            seat.hand += n
+            g.stock -= n
+
+    def _burn(self, g: Game, player: str, seq: int) -> list[dict]:
+        cards = [pc.card for pc in g.pot]
+        g.ledger.burn(seq)
+        g.pot = []
+        g.burns += 1
+        g.seats[player].burns += 1
+        g.penalty = None
+        return [{"kind": "burn", "event": seq, "player": player, "cards": cards,
+                 "burns": g.burns}]
+
+    def _pick_up(self, g: Game, player: str, seq: int, reason: str = "pickup") -> list[dict]:
+        tr = g.preset.table
+        removed_ranks = frozenset(r for r, rr in g.preset.ranks.items() if rr.removed_on_pickup)
+        cards, gone = g.ledger.pick_up(player, seq, remove=removed_ranks)
+        seat = g.seats[player]
+        seat.hand += len(cards)
+        if tr.strict_pickup and g.stock > 0:
+            seat.skip_draw = True
+        g.pot = []
+        g.penalty = None
+        g.awaiting_target, g.target = None, None
+        g.pending_clear, g.pending_cards = None, []
+        self._drop_prompts(g, "target")
+        self._drop_prompts(g, "who_picked_up")
+        g.next = "any"
+        g.last_clear = seq
+        if not seat.out:
+            g.turn = g.step(player)
+        return [{"kind": "pickup", "event": seq, "player": player, "cards": cards,
+                 "removed": gone, "reason": reason}]
+
+    def _maybe_out(self, g: Game, player: str, seq: int) -> list[dict]:
+        seat = g.seats[player]
+        if seat.out or seat.total > 0 or g.stock > 0:
+            return []
+        return self._set_out(g, player, seq)
+
+    def _set_out(self, g: Game, player: str, seq: int) -> list[dict]:
+        seat = g.seats[player]
+        seat.hand = seat.face_up = seat.face_down = 0
+        seat.out = True
+        g.order.append(player)
+        seat.place = len(g.order)
+        out = [{"kind": "out", "event": seq, "player": player, "place": seat.place}]
+        for s in g.ledger.player_out(player, seq):
+            out.append(self._suspect(g, s))
+        self._drop_prompts(g, "desync", player=player)
+        active = g.active()
+        if len(active) <= 1:
+            if active:
+                last = active[0]
+                g.order.append(last)
+                g.seats[last].place = len(g.order)
+                g.seats[last].out = True
+            g.over = True
+            g.end_seq = seq
+            g.turn = None
+            g.prompts = [p for p in g.prompts if p["prompt"] == "desync"]
+            res = GameResult(g.number, g.setup_seq, list(g.players), list(g.order), seq)
+            out.extend(self.book.game_over(res))
+        elif g.turn == player:
+            g.turn = g.step(player)
+        return out
+
+    # -- the pot goes -------------------------------------------------------------------------
+    def _cleared(self, g: Game, ev: dict) -> list[dict]:
+        seq = ev["seq"]
+        if not g.pot:
+            return [{"kind": "info", "event": seq, "text": "the burned pot is taken away"}]
+        ann = self._annotation("picked_up", seq)
+        if ann is not None:
+            self._consumed.add(ann["seq"])
+            return self._pick_up(g, ann["player"], seq)
+        picker = None
+        if g.awaiting_target is not None:
+            picker = g.target
+        elif g.penalty is not None:
+            picker = g.penalty
+        else:
+            picker = g.turn
+        if picker is None:
+            g.pending_clear = seq
+            return [self._prompt(g, seq, "who_picked_up",
+                                 f"the pot was taken at event {seq}: who picked it up? "
+                                 f"add picked_up")]
+        return self._pick_up(g, picker, seq)
+
+    def _picked_up_forward(self, g: Game, ev: dict) -> list[dict]:
+        if ev["seq"] in self._consumed:
+            return []
+        if "event" in ev:
+            if ev["event"] == g.pending_clear:
+                return self._pick_up(g, ev["player"], g.pending_clear)
+            return []
+        if g.pot:
+            return self._pick_up(g, ev["player"], ev["seq"])
+        return [{"kind": "info", "event": ev["seq"], "text": "the pot is already empty"}]
+
+    def _target_forward(self, g: Game, ev: dict) -> list[dict]:
+        if ev["seq"] in self._consumed or g.awaiting_target != ev.get("event"):
+            return []
+        g.target = ev["player"]
+        self._drop_prompts(g, "target")
+        out: list[dict] = [{"kind": "info", "event": ev["seq"],
+                            "text": f"{ev['player']} gets the pot unless they answer"}]
+        if g.pending_clear is not None:  # the pot already went: the target took it
+            out.extend(self._pick_up(g, ev["player"], g.pending_clear))
+        else:
+            g.turn = ev["player"]
+        return out
+
+    # -- the operator's counts --------------------------------------------------------------
+    def _player_out(self, g: Game, ev: dict) -> list[dict]:
+        seat = g.seats[ev["player"]]
+        if seat.out:
+            return [{"kind": "info", "event": ev["seq"],
+                     "text": f"{seat.name} is already out (place {seat.place})"}]
+        confirmed = self._annotation("confirm", ev["seq"]) is not None
+        if seat.total == 0 and g.stock == 0 or confirmed:
+            return self._set_out(g, seat.name, ev["seq"])
+        return [self._prompt(g, ev["seq"], "desync",
+                             f"{seat.name} said to be out, but the counts say {seat.total} "
+                             f"card(s) left (hand {seat.hand}, face-up {seat.face_up}, "
+                             f"face-down {seat.face_down}, stock {g.stock}); confirm event "
+                             f"{ev['seq']} or send counts", player=seat.name)]
+
+    def _counts(self, g: Game, ev: dict) -> list[dict]:
+        seat = g.seats[ev["player"]]
+        for key in ("hand", "face_up", "face_down"):
+            if key in ev:
+                setattr(seat, key, ev[key])
+        self._drop_prompts(g, "desync", player=seat.name)
+        out: list[dict] = [{"kind": "info", "event": ev["seq"],
+                            "text": f"{seat.name}: hand {seat.hand}, face-up {seat.face_up}, "
+                                    f"face-down {seat.face_down}"}]
+        if seat.out and seat.total > 0:
+            out.append({"kind": "info", "event": ev["seq"],
+                        "text": f"{seat.name} is out and keeps that place"})
+        out.extend(self._maybe_out(g, seat.name, ev["seq"]))
+        return out
+
+    # ------------------------------------------------------------------ reading the state
+    @property
+    def game_started(self) -> bool:
+        return bool(self.game and self.game.started)
+
+    def rulings(self) -> list[dict]:
+        """Every ruling of the whole log, in order."""
+        return [o for seq in sorted(self.outputs) for o in self.outputs[seq]
+                if o.get("kind") == "ruling"]
+
+    def view(self) -> dict:
+        """A JSON-serialisable snapshot for the live page.
+
+        Keys: `game`, `preset`, `players` (name, seat, phase hand/up/down/out, hand,
+        face_up, face_down, out, place, burns, known_hand, title), `dealer`, `turn`,
+        `direction` ("clockwise" or "counterclockwise"), `next` (what the next play must be),
+        `pot` (cards on the pot, bottom to top), `stock`, `burns` ({"total", "by_player"}),
+        `finishing_order`, `over`, `titles` (None until the game has ended),
+        `latest_ruling`, `prompts`, `suspicions`, `awaiting_target`, `pending_duties`,
+        `burned` (cards seen burned), `events` (how many events in the log).
+        """
+        g = self.game
+        if g is None:
+            return {"game": None, "players": [], "over": False, "titles": None,
+                    "prompts": [], "suspicions": [], "pot": [], "events": len(self.log),
+                    "pending_duties": self.book.pending_duties(False), "turn": None}
+        titles = titles_for(g.order) if g.over else None
+        players = []
+        for i, name in enumerate(g.players):
+            s = g.seats[name]
+            players.append({"name": name, "seat": i, "phase": s.phase(g.stock),
+                            "hand": s.hand, "face_up": s.face_up, "face_down": s.face_down,
+                            "out": s.out, "place": s.place, "burns": s.burns,
+                            "known_hand": g.ledger.known_hand(name),
+                            "title": titles.get(name) if titles else None,
+                            "dealer": name == g.dealer})
+        return {
+            "game": g.number, "preset": g.preset.name, "decks": g.decks, "players": players,
+            "dealer": g.dealer, "turn": g.turn,
+            "direction": "clockwise" if g.direction == 1 else "counterclockwise",
+            "next": g.next, "pot": [pc.card for pc in g.pot], "stock": g.stock,
+            "burns": {"total": g.burns, "by_player": {p: g.seats[p].burns for p in g.players}},
+            "finishing_order": list(g.order), "over": g.over, "titles": titles,
+            "latest_ruling": g.last_ruling, "prompts": list(g.prompts),
+            "suspicions": list(g.suspicions), "awaiting_target": g.awaiting_target is not None,
+            "target": g.target, "pending_duties": self.book.pending_duties(g.started),
+            "burned": g.ledger.burned(), "events": len(self.log),
+        }
+
+
+def _voided(log: list[dict]) -> set[int]:
+    """Seqs voided by the log; a later void can void an earlier void (undo of an undo)."""
+    voided: set[int] = set()
+    for ev in reversed(log):
+        if ev["type"] == "void" and ev["seq"] not in voided:
+            voided.add(ev["event"])
+    return voided
