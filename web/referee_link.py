@@ -39,20 +39,32 @@ def new_referee() -> Any:
 
 
 def replay(log: list[dict]) -> tuple[Any, Any, dict[int, list[dict]]]:
+    """(referee, evening, outputs by seq) after applying the whole stored log.
+
+    The referee's own `outputs` are used: after a correction it revises earlier ones."""
     ref = new_referee()
-    outputs: dict[int, list[dict]] = {}
+    if ref is None:
+        return None, None, {}
     for ev in log:
         try:
-            outputs[ev["seq"]] = apply(ref, None, ev)
-        except ValueError as exc:
-            outputs[ev["seq"]] = [{"kind": "error", "text": str(exc)}]
-    return ref, None, outputs
+            ref.apply(dict(ev))
+        except ValueError as exc:  # a stored log this referee refuses: stop there, say so
+            ref.replay_error = f"the stored log cannot be replayed past event {ev['seq']}: {exc}"
+            break
+    return ref, None, ref.outputs
 
 
 def apply(ref: Any, evening: Any, ev: dict) -> list[dict]:
+    """Rule one event; a ValueError (EventError) means refused, with the referee unchanged."""
     if ref is None:
         return []
+    if getattr(ref, "replay_error", None):
+        raise ValueError(ref.replay_error)
     return [dict(o) for o in ref.apply(dict(ev))]
+
+
+def outputs(ref: Any) -> dict[int, list[dict]]:
+    return ref.outputs if ref is not None else {}
 
 
 def view(ref: Any) -> dict:
@@ -60,12 +72,11 @@ def view(ref: Any) -> dict:
 
 
 def game_over(ref: Any) -> bool:
-    v = view(ref)
-    return bool(v.get("over") or v.get("game_over") or v.get("titles"))
+    return bool(view(ref).get("over"))
 
 
 def needs_replay(ev: dict) -> bool:
-    return ev["type"] in ("correct", "void", "played_by", "target")
+    return False  # the referee replays by itself when an event changes the past
 
 
 def kind(out: dict) -> str:
@@ -75,14 +86,46 @@ def kind(out: dict) -> str:
     return "ruling" if "verdict" in out else "info"
 
 
+EFFECT_WORDS = {"burn": "the pot burns", "reverse": "the direction reverses",
+                "give_pot": "the pot goes to a player of their choice",
+                "next_picks_up": "the next player picks up", "again": "they play again"}
+
+
 def plain(out: dict, ev: dict) -> str:
-    """One plain sentence for a ruling or suspicion, for the big banner."""
+    """One plain sentence for a ruling, suspicion or prompt, for the big banner."""
     if out.get("text"):
         return str(out["text"])
-    reasons = out.get("reasons") or []
-    if reasons:
-        return " ".join(str(r.get("text", "")) for r in reasons if isinstance(r, dict)).strip()
-    return str(out.get("verdict", ""))
+    k = kind(out)
+    if k == "ruling":
+        reasons = [str(r.get("text", "")) for r in out.get("reasons") or [] if isinstance(r, dict)]
+        words = "; ".join(r.rstrip(".") for r in reasons if r).strip()
+        words = (words[:1].upper() + words[1:] + ".") if words else ""
+        effects = []
+        for e in out.get("effects") or []:
+            if e.startswith("skip:"):
+                effects.append(f"{e.split(':')[1]} player(s) skipped")
+            elif e in EFFECT_WORDS:
+                effects.append(EFFECT_WORDS[e])
+        who = out.get("player")
+        lead = f"{who}: " if who else ""
+        if not words:
+            words = {"legal": "Good play.", "illegal": "Not allowed.", "penalty": "Penalty."}.get(
+                out.get("verdict", ""), "")
+        tail = (" " + "; ".join(effects).capitalize() + ".") if effects and not words else ""
+        turbo = " (Turbo)" if out.get("turbo") else ""
+        return (lead + words + turbo + tail).strip()
+    if k == "burn":
+        return f"Burn! {out.get('player', '')}".strip()
+    if k == "pickup":
+        return f"{out.get('player', 'someone')} picks up the pot"
+    if k == "out":
+        return f"{out.get('player', '')} is out" + (f" (place {out['place']})" if out.get("place") else "")
+    if k == "game_over":
+        titles = out.get("titles") or {}
+        return "Game over: " + ", ".join(f"{t} {p}" for p, t in titles.items())
+    if k == "suspicion":
+        return str(out.get("suspicion", "suspicion"))
+    return k
 
 
 def preset_words(name_or_path: str) -> tuple[str, str]:

@@ -27,7 +27,6 @@ class TableService:
         self.lock = threading.RLock()
         self.evening_id = evening_id or store.latest_evening() or store.new_evening()
         self.log: list[dict] = []
-        self.outputs: dict[int, list[dict]] = {}
         self.referee: Any = None
         self.evening: Any = None
         self.load()
@@ -40,7 +39,12 @@ class TableService:
             self._rebuild()
 
     def _rebuild(self) -> None:
-        self.referee, self.evening, self.outputs = rl.replay(self.log)
+        self.referee, self.evening, _ = rl.replay(self.log)
+
+    @property
+    def outputs(self) -> dict[int, list[dict]]:
+        """What the referee produced for each event (revised after corrections)."""
+        return rl.outputs(self.referee)
 
     def new_evening(self, name: str | None = None) -> int:
         with self.lock:
@@ -72,7 +76,7 @@ class TableService:
                 "preset": setup.get("preset") if setup else None,
                 "table": v,
                 "latest": self.latest_ruling(),
-                "referee": rl.status(),
+                "referee": getattr(self.referee, "replay_error", None) or rl.status(),
             }
 
     def latest_ruling(self) -> dict | None:
@@ -114,19 +118,16 @@ class TableService:
                 ev["game"] = 1 + sum(1 for e in self.log if e["type"] == "setup")
             try:
                 outs = rl.apply(self.referee, self.evening, ev)
-            except ValueError as exc:  # the referee refused it: put it back as it was
-                self._rebuild()
+            except ValueError as exc:  # refused: the referee is left as it was
                 raise ApiError(400, f"the referee refused this event: {exc}") from None
+            if self.referee is not None and getattr(self.referee, "log", None):
+                ev = dict(self.referee.log[-1])  # as normalised by the referee (implied refs filled in)
             try:
                 self.store.append(self.evening_id, ev)
             except Exception:
-                self._rebuild()
+                self._rebuild()  # not committed: the referee must forget it too
                 raise
             self.log.append(ev)
-            self.outputs[ev["seq"]] = outs
-            if rl.needs_replay(ev):  # corrections change the past: replay for exact state
-                self._rebuild()
-                outs = self.outputs.get(ev["seq"], outs)
             payload = {"event": ev, "outputs": [dict(o, kind=rl.kind(o), plain=rl.plain(o, ev)) for o in outs],
                        "view": self.view()}
         payload["published"] = time.time()

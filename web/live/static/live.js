@@ -34,7 +34,7 @@
       fact("next play", t.next || t.next_play),
       fact("direction", direction(t.direction)),
       fact("stock", t.stock),
-      fact("burns", t.burns),
+      fact("burns", t.burns && typeof t.burns === "object" ? t.burns.total : t.burns),
       fact("pot", cards.length),
     );
     document.getElementById("game").textContent = s.game ? "game " + s.game + (s.preset ? " · " + s.preset : "") : "no game set up";
