@@ -1,0 +1,84 @@
+"""The second stage: read a corner index (rank + suit) from a small crop.
+
+The detector only finds corner indices (one class), which a CPU learns fast; telling the
+53 cards apart is left to this small CNN on a 64x64 crop around each index. It has one
+extra class, `none`, for crops that are not a readable index (a pip, a court picture,
+a half-covered corner), so that the detector's false alarms can be rejected.
+
+`crop_index` is shared by training and inference so both see crops made the same way.
+Torch is only needed to train (`build_model`); inference runs the ONNX export.
+"""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from referee.cards import ALL_CARD_IDS
+
+NONE = "none"
+CLASSES: tuple[str, ...] = ALL_CARD_IDS + (NONE,)
+CROP = 64
+#: the crop is a square around the index box, this many times its longer side
+CROP_MARGIN = 1.3
+
+
+def crop_index(image: np.ndarray, box, size: int = CROP, margin: float = CROP_MARGIN,
+               jitter: tuple[float, float, float] = (0.0, 0.0, 1.0)) -> np.ndarray:
+    """A `size` x `size` BGR crop centred on `box` (x0, y0, x1, y1), edges replicated.
+
+    `jitter` = (dx, dy, scale) moves the centre by dx, dy (fractions of the side) and scales
+    the side, for training-time augmentation.
+    """
+    x0, y0, x1, y1 = [float(v) for v in box]
+    side = max(x1 - x0, y1 - y0, 2.0) * margin * jitter[2]
+    cx = (x0 + x1) / 2 + jitter[0] * side
+    cy = (y0 + y1) / 2 + jitter[1] * side
+    s = size / side
+    m = np.array([[s, 0, size / 2 - s * cx], [0, s, size / 2 - s * cy]], np.float32)
+    interp = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
+    return cv2.warpAffine(image, m, (size, size), flags=interp, borderMode=cv2.BORDER_REPLICATE)
+
+
+def to_tensor_batch(crops: list[np.ndarray]) -> np.ndarray:
+    """BGR uint8 crops -> float32 NCHW RGB in [0, 1] (the classifier's input)."""
+    arr = np.stack(crops).astype(np.float32) / 255.0
+    return np.ascontiguousarray(arr[..., ::-1].transpose(0, 3, 1, 2))
+
+
+def build_model(num_classes: int = len(CLASSES)):
+    """A small CNN (~0.4 M parameters): fast on a CPU, enough to read an index."""
+    import torch.nn as nn
+
+    def block(cin: int, cout: int) -> list:
+        return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
+                nn.Conv2d(cout, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
+                nn.MaxPool2d(2)]
+
+    return nn.Sequential(
+        *block(3, 24), *block(24, 48), *block(48, 96), *block(96, 160),
+        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(160, num_classes))
+
+
+class IndexClassifier:
+    """Runs the exported classifier (ONNX) on crops; returns (class name, probability)."""
+
+    def __init__(self, onnx_path: str, threads: int = 2):
+        import onnxruntime as ort
+
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = threads
+        so.inter_op_num_threads = 1
+        self.session = ort.InferenceSession(str(onnx_path), so, providers=["CPUExecutionProvider"])
+        self.input = self.session.get_inputs()[0].name
+
+    def classify(self, crops: list[np.ndarray]) -> list[tuple[str, float, np.ndarray]]:
+        if not crops:
+            return []
+        logits = self.session.run(None, {self.input: to_tensor_batch(crops)})[0]
+        e = np.exp(logits - logits.max(1, keepdims=True))
+        p = e / e.sum(1, keepdims=True)
+        out = []
+        for row in p:
+            k = int(row.argmax())
+            out.append((CLASSES[k], float(row[k]), row))
+        return out

@@ -1,0 +1,115 @@
+"""`masta train`, `masta detect`, `masta eval`: the card models from the command line."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "models" / "card_index_detector.onnx"
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from vision.train import TrainPlan, run
+
+    stages = tuple(s.strip() for s in args.stages.split(",")) if args.stages else TrainPlan.stages
+    unknown = set(stages) - set(TrainPlan.stages)
+    if unknown:
+        raise ValueError(f"unknown stage(s) {', '.join(sorted(unknown))}: "
+                         f"choose from {', '.join(TrainPlan.stages)}")
+    plan = TrainPlan(work=Path(args.work), data=Path(args.data), models=Path(args.models),
+                     seed=args.seed, synth_count=args.synth_count, heldout_count=args.heldout_count,
+                     det_imgsz=args.imgsz, det_epochs=args.epochs, det_hours=args.hours,
+                     det_batch=args.batch, cls_epochs=args.cls_epochs, synth_size=args.synth_size,
+                     stages=stages, workers=args.workers, threads=args.threads)
+    if args.quick:  # a smoke run: a few tiny images, one epoch each
+        plan.synth_count, plan.heldout_count, plan.synth_size = 8, 0, 160
+        plan.det_imgsz, plan.det_epochs, plan.det_batch, plan.det_hours = 128, 1, 4, None
+        plan.cls_epochs, plan.export_imgsz = 1, (128, 128)
+        plan.workers = 0
+        plan.stages = tuple(s for s in plan.stages if s != "real")
+    return run(plan)
+
+
+def cmd_detect(args: argparse.Namespace) -> int:
+    import cv2
+    from vision.detector import CardDetector
+
+    det = CardDetector(args.model, conf=args.conf)
+    failures = 0
+    for path in args.images:
+        img = cv2.imread(path) if Path(path).is_file() else None
+        if img is None:
+            failures += 1
+            why = "no such file" if not Path(path).exists() else "not a readable image"
+            if args.json:
+                print(json.dumps({"image": path, "error": why, "cards": []}), flush=True)
+            else:
+                print(f"{path}: error: {why}", flush=True)
+            continue
+        found = det.detect(img)
+        if args.json:
+            print(json.dumps({"image": path, "cards": [d.to_dict() for d in found]}), flush=True)
+        else:
+            cards = " ".join(f"{d.card}({d.conf:.2f})" for d in found) or "-"
+            print(f"{path}: {cards}", flush=True)
+    return 1 if failures == len(args.images) else 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from vision.evaluate import evaluate_folder
+
+    report = evaluate_folder(args.data, model=args.model, names_map=args.names_map,
+                             split=args.split, limit=args.limit, per_image=args.per_image)
+    print(report.summary())
+    if args.json:
+        Path(args.json).write_text(json.dumps(report.to_dict(), indent=1))
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("train", help="reproduce the card models (synthetic data -> ONNX)",
+                              description="Synthetic data, detector, real crops, classifier, ONNX "
+                                          "export. Resumable: run it again to continue.")
+    p.add_argument("--work", default="runs/train", help="where runs and checkpoints go")
+    p.add_argument("--data", default="data", help="where generated datasets go")
+    p.add_argument("--models", default="models", help="where the ONNX files are written")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--synth-count", type=int, default=4000)
+    p.add_argument("--synth-size", type=int, default=640)
+    p.add_argument("--heldout-count", type=int, default=300)
+    p.add_argument("--imgsz", type=int, default=384, help="detector training size")
+    p.add_argument("--epochs", type=int, default=12, help="detector epochs")
+    p.add_argument("--hours", type=float, default=None, help="detector time budget (overrides --epochs)")
+    p.add_argument("--batch", type=int, default=16)
+    p.add_argument("--cls-epochs", type=int, default=14)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--threads", type=int, default=2, help="torch CPU threads")
+    p.add_argument("--stages", default=None, help="comma list of stages to run "
+                   "(synth,detector,crops,real,classifier,export)")
+    p.add_argument("--quick", action="store_true", help="a tiny smoke run (seconds)")
+    p.set_defaults(func=cmd_train)
+
+    p = subparsers.add_parser("detect", help="read the cards in photos",
+                              description="Find the cards in each image; one line per image.")
+    p.add_argument("images", nargs="+", help="image files")
+    p.add_argument("--model", default=str(DEFAULT_MODEL), help="detector ONNX (the classifier "
+                   "card_index_classifier.onnx is looked up next to it)")
+    p.add_argument("--conf", type=float, default=0.5, help="minimum confidence per card")
+    p.add_argument("--json", action="store_true", help="one JSON object per image per line")
+    p.set_defaults(func=cmd_detect)
+
+    p = subparsers.add_parser("eval", help="measure the card models on a YOLO-format folder",
+                              description="Card-set precision/recall/F1 per image, top-card "
+                                          "accuracy, mAP50 where the box style matches, ms/image.")
+    p.add_argument("data", help="a YOLO data.yaml (or its folder)")
+    p.add_argument("--model", default=str(DEFAULT_MODEL))
+    p.add_argument("--names-map", default=None,
+                   help="how to read the folder's class names: 'auto' (default: card names such "
+                        "as '10 of clubs', 'QS', 'index' for corner-index sets) or a JSON file "
+                        "{class name: card id}")
+    p.add_argument("--split", default="val", help="which split of the data.yaml (default val)")
+    p.add_argument("--limit", type=int, default=None, help="only the first N images")
+    p.add_argument("--per-image", action="store_true", help="print each image's figures")
+    p.add_argument("--json", default=None, help="also write the report to this JSON file")
+    p.set_defaults(func=cmd_eval)

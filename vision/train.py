@@ -1,0 +1,456 @@
+"""Reproduce the committed card models: synthetic data, detector, classifier, real fine-tune, ONNX.
+
+Every stage writes its outputs under `work/` and is skipped when they are already there, and
+the two trainings resume from their last checkpoint, so `masta train` can be stopped at any
+time and run again. Works on a CPU; uses a CUDA GPU when one is present.
+
+Stages:
+ 1. synth     synthetic pots (training styles) + a held-out set (unseen deck styles)
+ 2. detector  1-class YOLO (from its yaml, no pretrained weights) finding corner indices
+ 3. crops     64 px crops of every labelled index (+ `none` crops) from the synthetic set
+ 4. real      the detector run on the real training photos: indices inside a labelled card
+              box become crops of that card (the real deck's look); the real valid split is
+              never read here
+ 5. classifier the small CNN on synthetic + real crops
+ 6. export    ONNX files into models/
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from datasets.faces import SHARED_DATA
+from vision.classifier import CLASSES, CROP, NONE, crop_index
+
+REAL_DIR = SHARED_DATA / "real" / "poker-cards"
+
+
+@dataclass
+class TrainPlan:
+    """All the knobs of one training; the defaults reproduce the committed model."""
+
+    work: Path = Path("runs/train")
+    data: Path = Path("data")
+    models: Path = Path("models")
+    seed: int = 1
+    synth_count: int = 4000
+    synth_size: int = 640
+    heldout_count: int = 300
+    det_model: str = "yolov8n.yaml"
+    det_imgsz: int = 384
+    det_epochs: int = 12
+    det_hours: float | None = None  # a time budget for the detector (overrides epochs)
+    det_batch: int = 16
+    cls_epochs: int = 14
+    cls_batch: int = 128
+    real_dir: Path = REAL_DIR
+    export_imgsz: tuple[int, int] = (384, 512)  # height, width (a 4:3 frame)
+    workers: int = 2
+    threads: int = 2
+    stages: tuple[str, ...] = ("synth", "detector", "crops", "real", "classifier", "export")
+    log: list[str] = field(default_factory=list)
+
+    @property
+    def synth_dir(self) -> Path:
+        return self.data / f"synth-train-s{self.seed}-n{self.synth_count}"
+
+    @property
+    def heldout_dir(self) -> Path:
+        return self.data / f"synth-heldout-s{self.seed + 98}-n{self.heldout_count}"
+
+
+def _say(msg: str) -> None:
+    print(f"[masta train {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def _device() -> str:
+    try:
+        import torch
+        return "0" if torch.cuda.is_available() else "cpu"
+    except Exception:
+        return "cpu"
+
+
+def _yolo_env(plan: TrainPlan) -> None:
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    os.environ.setdefault("YOLO_AUTOINSTALL", "False")
+    cfg = plan.work / "yolo-config"
+    cfg.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("YOLO_CONFIG_DIR", str(cfg.resolve()))
+
+
+# --------------------------------------------------------------------------- 1 synth
+def stage_synth(plan: TrainPlan) -> None:
+    from datasets.faces import HELD_OUT_STYLES, face_styles, training_styles
+    from datasets.synth import write_dataset
+
+    write_dataset(plan.synth_dir, plan.synth_count, seed=plan.seed, size=plan.synth_size,
+                  styles=tuple(training_styles()), val_fraction=0.05, workers=plan.workers)
+    held = tuple(s for s in HELD_OUT_STYLES if s in face_styles())
+    if held and plan.heldout_count > 0:
+        write_dataset(plan.heldout_dir, plan.heldout_count, seed=plan.seed + 98,
+                      size=plan.synth_size, styles=held, workers=plan.workers)
+
+
+# --------------------------------------------------------------------------- 2 detector
+def detector_run_dir(plan: TrainPlan) -> Path:
+    return (plan.work / "detector").resolve()
+
+
+def stage_detector(plan: TrainPlan) -> Path:
+    """Train (or resume) the corner-index detector; returns the best weights."""
+    _yolo_env(plan)
+    import torch
+    torch.set_num_threads(plan.threads)
+    from ultralytics import YOLO
+
+    run = detector_run_dir(plan)
+    last, best = run / "weights" / "last.pt", run / "weights" / "best.pt"
+    done = run / "done.json"
+    if done.exists() and best.exists():
+        _say(f"detector already trained: {best}")
+        return best
+    if last.exists():
+        _say(f"resuming the detector from {last}")
+        try:
+            YOLO(str(last)).train(resume=True)
+        except AssertionError as exc:  # "training to N epochs is finished, nothing to resume"
+            _say(f"nothing to resume ({exc})")
+    else:
+        model = YOLO(plan.det_model)
+        kwargs = dict(data=str((plan.synth_dir / "data.yaml").resolve()), epochs=plan.det_epochs,
+                      imgsz=plan.det_imgsz, batch=plan.det_batch, workers=plan.workers,
+                      device=_device(), project=str(run.parent), name=run.name, exist_ok=True,
+                      pretrained=False, amp=_device() != "cpu", plots=False, seed=plan.seed,
+                      deterministic=False, fliplr=0.0, degrees=0.0, mosaic=1.0, scale=0.5,
+                      close_mosaic=2, patience=100, verbose=False)
+        if plan.det_hours:
+            kwargs["time"] = plan.det_hours
+        model.train(**kwargs)
+    done.write_text(json.dumps({"finished": time.time()}))
+    return best if best.exists() else last
+
+
+# --------------------------------------------------------------------------- 3 crops
+def _random_negative(rng: np.random.Generator, w: int, h: int, boxes: list) -> tuple | None:
+    for _ in range(10):
+        s = rng.uniform(10, 40)
+        x0, y0 = rng.uniform(0, w - s), rng.uniform(0, h - s * 1.6)
+        b = (x0, y0, x0 + s, y0 + s * rng.uniform(1.2, 2.2))
+        if all(_iou(b, o) < 0.1 for o in boxes):
+            return b
+    return None
+
+
+def _iou(a, b) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    ua = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / ua if ua > 0 else 0.0
+
+
+def synth_crops(folder: Path, split: str, seed: int, neg_per_image: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """Crops (N, 80, 80, 3) around every labelled index of a synthetic set, plus negatives."""
+    rng = np.random.default_rng(seed)
+    xs, ys = [], []
+    big = 80  # stored crops; training cuts jittered 64 px crops out of them
+    metas = sorted((folder / "meta" / split).glob("*.json"))
+    for mp in metas:
+        img = cv2.imread(str(folder / "images" / split / (mp.stem + ".jpg")))
+        if img is None:
+            continue
+        meta = json.loads(mp.read_text())
+        boxes = [lab["box"] for lab in meta["indices"]]
+        for lab in meta["indices"]:
+            xs.append(crop_index(img, lab["box"], size=big, margin=CROP_MARGIN_STORE))
+            ys.append(CLASSES.index(lab["card"]))
+        h, w = img.shape[:2]
+        for _ in range(neg_per_image):
+            b = _random_negative(rng, w, h, boxes)
+            if b is not None:
+                xs.append(crop_index(img, b, size=big, margin=CROP_MARGIN_STORE))
+                ys.append(CLASSES.index(NONE))
+    if not xs:
+        return np.zeros((0, big, big, 3), np.uint8), np.zeros((0,), np.int64)
+    return np.stack(xs), np.array(ys, np.int64)
+
+
+from vision.classifier import CROP_MARGIN  # noqa: E402
+
+#: stored crops: 80 px with CROP_MARGIN * 80/64 margin, so a centred 64 px cut is a standard crop
+CROP_MARGIN_STORE = CROP_MARGIN * 80 / 64
+
+
+def stage_crops(plan: TrainPlan) -> Path:
+    out = plan.work / "crops-synth.npz"
+    if out.exists():
+        _say(f"synthetic crops already made: {out}")
+        return out
+    x, y = synth_crops(plan.synth_dir, "train", plan.seed)
+    xv, yv = synth_crops(plan.synth_dir, "val", plan.seed + 1)
+    np.savez(out, x=x, y=y, xv=xv, yv=yv)
+    _say(f"synthetic crops: {len(x)} train, {len(xv)} val -> {out}")
+    return out
+
+
+# --------------------------------------------------------------------------- 4 real
+def read_yolo_names(data_yaml: Path) -> list[str]:
+    import yaml
+
+    d = yaml.safe_load(Path(data_yaml).read_text())
+    names = d["names"]
+    return [names[k] for k in sorted(names)] if isinstance(names, dict) else list(names)
+
+
+def real_crops(plan: TrainPlan, detector_pt: Path, split: str = "train") -> tuple[np.ndarray, np.ndarray]:
+    """Detector hits on real photos, labelled with the card box that holds them."""
+    _yolo_env(plan)
+    from referee.cards import name_to_card
+    from ultralytics import YOLO
+
+    names = [name_to_card(n) for n in read_yolo_names(plan.real_dir / "data.yaml")]
+    model = YOLO(str(detector_pt))
+    xs, ys = [], []
+    imgs = sorted((plan.real_dir / split / "images").glob("*.jpg"))
+    for ip in imgs:
+        img = cv2.imread(str(ip))
+        lp = plan.real_dir / split / "labels" / (ip.stem + ".txt")
+        if img is None or not lp.exists():
+            continue
+        h, w = img.shape[:2]
+        cards = []
+        for line in lp.read_text().split("\n"):
+            p = line.split()
+            if len(p) == 5:
+                c, cx, cy, bw, bh = int(p[0]), *map(float, p[1:])
+                cards.append((names[c], ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)))
+        res = model.predict(img, imgsz=640, conf=0.3, verbose=False, device=_device())[0]
+        for b in res.boxes.xyxy.cpu().numpy():
+            cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
+            inside = [c for c, cb in cards if cb[0] <= cx <= cb[2] and cb[1] <= cy <= cb[3]]
+            if len(inside) == 1:
+                label = inside[0]
+            elif not inside:
+                label = NONE
+            else:
+                continue  # overlapping card boxes: ambiguous
+            xs.append(crop_index(img, b, size=80, margin=CROP_MARGIN_STORE))
+            ys.append(CLASSES.index(label))
+    if not xs:
+        return np.zeros((0, 80, 80, 3), np.uint8), np.zeros((0,), np.int64)
+    return np.stack(xs), np.array(ys, np.int64)
+
+
+def stage_real(plan: TrainPlan, detector_pt: Path) -> Path | None:
+    out = plan.work / "crops-real.npz"
+    if out.exists():
+        _say(f"real crops already made: {out}")
+        return out
+    if not (plan.real_dir / "train" / "images").is_dir():
+        _say(f"{plan.real_dir} is missing: no real fine-tuning (the model sees synthetic data only)")
+        return None
+    x, y = real_crops(plan, detector_pt, "train")
+    np.savez(out, x=x, y=y)
+    _say(f"real crops: {len(x)} ({int((y == CLASSES.index(NONE)).sum())} none) -> {out}")
+    return out
+
+
+# --------------------------------------------------------------------------- 5 classifier
+def _augment(rng: np.random.Generator, crop80: np.ndarray) -> np.ndarray:
+    """A jittered 64 px crop of a stored 80 px crop: shift, scale, rotation, colour, blur."""
+    ang = rng.uniform(-180, 180) if rng.random() < 0.5 else float(rng.choice([0, 90, 180, 270]))
+    sc = rng.uniform(0.85, 1.2)
+    m = cv2.getRotationMatrix2D((40 + rng.normal(0, 3), 40 + rng.normal(0, 3)), ang, sc)
+    m[:, 2] -= 8
+    out = cv2.warpAffine(crop80, m, (CROP, CROP), borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    out = out * rng.uniform(0.6, 1.3) + rng.uniform(-30, 30)
+    out = out * rng.uniform(0.85, 1.15, 3)[None, None, :]
+    if rng.random() < 0.3:
+        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.4, 1.2))
+    if rng.random() < 0.5:
+        out += rng.normal(0, rng.uniform(2, 10), out.shape)
+    if rng.random() < 0.15:
+        out = cv2.cvtColor(cv2.cvtColor(np.clip(out, 0, 255).astype(np.uint8), cv2.COLOR_BGR2GRAY),
+                           cv2.COLOR_GRAY2BGR).astype(np.float32)
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def _centre(crop80: np.ndarray) -> np.ndarray:
+    return crop80[8:72, 8:72]
+
+
+def train_classifier(plan: TrainPlan, x: np.ndarray, y: np.ndarray, xv: np.ndarray, yv: np.ndarray,
+                     ckpt: Path, epochs: int, lr: float = 3e-3, init: Path | None = None) -> Path:
+    """Train the index classifier with a checkpoint every epoch (resumed when present)."""
+    import torch
+    import torch.nn.functional as F
+    from vision.classifier import build_model, to_tensor_batch
+
+    torch.set_num_threads(plan.threads)
+    torch.manual_seed(plan.seed)
+    dev = "cuda" if _device() != "cpu" else "cpu"
+    model = build_model().to(dev)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    steps = max(1, len(x) // plan.cls_batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * steps)
+    start = 0
+    if ckpt.exists():
+        st = torch.load(ckpt, map_location=dev, weights_only=False)
+        model.load_state_dict(st["model"])
+        opt.load_state_dict(st["opt"])
+        sched.load_state_dict(st["sched"])
+        start = st["epoch"] + 1
+        _say(f"classifier: resuming {ckpt} at epoch {start + 1}/{epochs}")
+    elif init is not None and init.exists():
+        model.load_state_dict(torch.load(init, map_location=dev, weights_only=False)["model"])
+    rng = np.random.default_rng(plan.seed + start)
+    best = ckpt.with_name(ckpt.stem + "-best.pt")
+    best_acc = -1.0
+    if best.exists():
+        best_acc = torch.load(best, map_location="cpu", weights_only=False).get("acc", -1.0)
+    for ep in range(start, epochs):
+        model.train()
+        order = rng.permutation(len(x))
+        t0, seen, loss_sum = time.time(), 0, 0.0
+        for k in range(steps):
+            idx = order[k * plan.cls_batch:(k + 1) * plan.cls_batch]
+            xb = torch.from_numpy(to_tensor_batch([_augment(rng, x[i]) for i in idx])).to(dev)
+            yb = torch.from_numpy(y[idx]).to(dev)
+            loss = F.cross_entropy(model(xb), yb, label_smoothing=0.05)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            seen += len(idx)
+            loss_sum += float(loss) * len(idx)
+        acc = evaluate_classifier(model, xv, yv, dev)
+        _say(f"classifier epoch {ep + 1}/{epochs}: loss {loss_sum / max(seen, 1):.3f}, "
+             f"val acc {acc:.4f}, {seen / (time.time() - t0):.0f} crops/s")
+        state = {"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
+                 "epoch": ep, "acc": acc}
+        torch.save(state, ckpt)
+        if acc >= best_acc:
+            best_acc = acc
+            torch.save({"model": model.state_dict(), "acc": acc, "epoch": ep}, best)
+    return best
+
+
+def evaluate_classifier(model, xv: np.ndarray, yv: np.ndarray, dev: str = "cpu") -> float:
+    import torch
+    from vision.classifier import to_tensor_batch
+
+    if len(xv) == 0:
+        return 0.0
+    model.eval()
+    correct = 0
+    with torch.no_grad():
+        for k in range(0, len(xv), 256):
+            xb = torch.from_numpy(to_tensor_batch([_centre(c) for c in xv[k:k + 256]])).to(dev)
+            correct += int((model(xb).argmax(1).cpu().numpy() == yv[k:k + 256]).sum())
+    return correct / len(xv)
+
+
+def stage_classifier(plan: TrainPlan, real_npz: Path | None) -> Path:
+    syn = np.load(plan.work / "crops-synth.npz")
+    x, y, xv, yv = syn["x"], syn["y"], syn["xv"], syn["yv"]
+    ckpt_syn = plan.work / "classifier-synth.pt"
+    done_syn = plan.work / "classifier-synth.done"
+    if not done_syn.exists():
+        train_classifier(plan, x, y, xv, yv, ckpt_syn, plan.cls_epochs)
+        done_syn.write_text("ok")
+    if real_npz is None:
+        return ckpt_syn.with_name(ckpt_syn.stem + "-best.pt")
+    real = np.load(real_npz)
+    xr, yr = real["x"], real["y"]
+    if len(xr) == 0:
+        return ckpt_syn.with_name(ckpt_syn.stem + "-best.pt")
+    # fine-tune on real crops (repeated so they weigh as much as the synthetic ones) + synthetic
+    rng = np.random.default_rng(plan.seed)
+    n_syn = min(len(x), 4 * len(xr))
+    pick = rng.choice(len(x), n_syn, replace=False)
+    rep = max(1, n_syn // max(1, len(xr)))
+    xm = np.concatenate([x[pick]] + [xr] * rep)
+    ym = np.concatenate([y[pick]] + [yr] * rep)
+    # validate on a tenth of the real crops held back from this fine-tune (real valid stays unseen)
+    nv = max(1, len(xr) // 10)
+    ckpt = plan.work / "classifier-real.pt"
+    done = plan.work / "classifier-real.done"
+    if not done.exists():
+        train_classifier(plan, xm, ym, np.concatenate([xv, xr[:nv]]), np.concatenate([yv, yr[:nv]]),
+                         ckpt, max(3, plan.cls_epochs // 3), lr=1e-3,
+                         init=ckpt_syn.with_name(ckpt_syn.stem + "-best.pt"))
+        done.write_text("ok")
+    return ckpt.with_name(ckpt.stem + "-best.pt")
+
+
+# --------------------------------------------------------------------------- 6 export
+def export_classifier(pt: Path, onnx_path: Path) -> Path:
+    import torch
+    from vision.classifier import build_model
+
+    model = build_model()
+    model.load_state_dict(torch.load(pt, map_location="cpu", weights_only=False)["model"])
+    model.eval()
+    dummy = torch.zeros(1, 3, CROP, CROP)
+    torch.onnx.export(model, dummy, str(onnx_path), input_names=["crops"], output_names=["logits"],
+                      dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17,
+                      dynamo=False)
+    return onnx_path
+
+
+def export_detector(pt: Path, onnx_path: Path, imgsz: tuple[int, int]) -> Path:
+    from ultralytics import YOLO
+
+    f = YOLO(str(pt)).export(format="onnx", imgsz=list(imgsz), opset=17, simplify=True,
+                             dynamic=False, verbose=False)
+    shutil.copyfile(f, onnx_path)
+    return onnx_path
+
+
+def stage_export(plan: TrainPlan, det_pt: Path, cls_pt: Path) -> None:
+    _yolo_env(plan)
+    plan.models.mkdir(parents=True, exist_ok=True)
+    export_detector(det_pt, plan.models / "card_index_detector.onnx", plan.export_imgsz)
+    export_classifier(cls_pt, plan.models / "card_index_classifier.onnx")
+    shutil.copyfile(det_pt, plan.models / "card_index_detector.pt")
+    _say(f"exported to {plan.models}/card_index_detector.onnx and card_index_classifier.onnx")
+
+
+# --------------------------------------------------------------------------- all
+def run(plan: TrainPlan) -> int:
+    plan.work.mkdir(parents=True, exist_ok=True)
+    t0 = time.time()
+    det = detector_run_dir(plan) / "weights" / "best.pt"
+    real = None
+    if "synth" in plan.stages:
+        _say("stage synth")
+        stage_synth(plan)
+    if "detector" in plan.stages:
+        _say("stage detector")
+        det = stage_detector(plan)
+    if "crops" in plan.stages:
+        _say("stage crops")
+        stage_crops(plan)
+    if "real" in plan.stages:
+        _say("stage real")
+        real = stage_real(plan, det)
+    elif (plan.work / "crops-real.npz").exists():
+        real = plan.work / "crops-real.npz"
+    cls = plan.work / "classifier-synth-best.pt"
+    if "classifier" in plan.stages:
+        _say("stage classifier")
+        cls = stage_classifier(plan, real)
+    if "export" in plan.stages:
+        _say("stage export")
+        stage_export(plan, det, cls)
+    _say(f"done in {(time.time() - t0) / 60:.1f} min")
+    return 0
