@@ -106,7 +106,8 @@ def _safe_next(target: str | None) -> str:
 def _sign_in(name: str | None) -> None:
     session.permanent = True
     session["op"] = _digest(_token())
-    session["op_name"] = (name or "operator").strip()[:40] or "operator"
+    name = (name or "").strip()[:40] or session.get("op_name") or "operator"
+    session["op_name"] = name
     csrf_token()
 
 

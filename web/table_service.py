@@ -91,8 +91,9 @@ class TableService:
         with self.lock:
             fixes: dict[int, list[dict]] = {}
             for ev in self.log:
-                if ev["type"] in ("correct", "void", "played_by", "target", "note") and ev.get("event"):
-                    fixes.setdefault(int(ev["event"]), []).append(ev)
+                ref = ev.get("event") or (ev.get("meta") or {}).get("event")
+                if ev["type"] in ("correct", "void", "played_by", "target", "picked_up", "confirm", "note") and ref:
+                    fixes.setdefault(int(ref), []).append(ev)
             rows = []
             for ev in reversed(self.log):
                 outs = self.outputs.get(ev["seq"], [])

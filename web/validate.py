@@ -129,8 +129,8 @@ def normalise(raw: Any, *, log: list[dict], players: list[str] | None, presets: 
         if len(text) > 2000:
             raise bad("a note is at most 2000 characters")
         ev["text"] = text.strip()
-        if raw.get("event") not in (None, ""):
-            ev["event"] = _event_ref(raw["event"], log)
+        if raw.get("event") not in (None, ""):  # the referee's note has no event field: keep it in meta
+            ev["meta"] = {**ev.get("meta", {}), "event": _event_ref(raw["event"], log)}
         return ev
     if kind == "void":
         seq = _event_ref(raw.get("event"), log)

@@ -101,5 +101,37 @@ const masta = (() => {
     return new Date(t * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
   }
 
-  return { h, card, post, get, toast, listen, banner, initial, when };
+  const isOperator = () => document.body.dataset.operator === "yes";
+
+  /* An open question from the referee, with the buttons that answer it (operator only). */
+  function promptBox(p, players) {
+    const kids = [h("div", {}, p.text || p.prompt)];
+    if (isOperator()) {
+      const send = (ev) => post("/rulings/api/corrections", ev);
+      const pick = () => h("select", { "aria-label": "player" }, (players || []).map((n) => h("option", {}, n)));
+      const row = h("div", { class: "row" });
+      if (p.prompt === "who_played" || p.prompt === "who_starts") {
+        const s = pick();
+        row.append(s, h("button", { type: "button", onclick: () => send(Object.assign({ type: "played_by", player: s.value }, p.prompt === "who_played" ? { event: p.event } : {})) }, "played it"));
+      } else if (p.prompt === "target") {
+        const s = pick();
+        row.append(s, h("button", { type: "button", onclick: () => send({ type: "target", event: p.event, player: s.value }) }, "gets the pot"));
+      } else if (p.prompt === "who_picked_up") {
+        const s = pick();
+        row.append(s, h("button", { type: "button", onclick: () => send({ type: "picked_up", event: p.event, player: s.value }) }, "picked it up"));
+      } else if (p.prompt === "desync") {
+        row.append(h("button", { type: "button", class: "confirm-btn", onclick: () => send({ type: "confirm", event: p.event }) }, "Confirm #" + p.event));
+        if (p.player) {
+          const n = (label) => h("input", { type: "number", min: 0, max: 60, placeholder: label, style: "width:5.5em", "aria-label": label });
+          const hand = n("hand"), up = n("up"), down = n("down");
+          row.append(" or count " + p.player + ": ", hand, up, down, h("button", { type: "button", onclick: () => send({
+            type: "counts", player: p.player, hand: hand.value, face_up: up.value, face_down: down.value }) }, "Send counts"));
+        }
+      }
+      if (row.childNodes.length) kids.push(row);
+    }
+    return h("div", { class: "prompt-box", "data-prompt": p.prompt || "" }, kids);
+  }
+
+  return { h, card, post, get, toast, listen, banner, initial, when, promptBox, isOperator };
 })();

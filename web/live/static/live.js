@@ -45,9 +45,9 @@
         p.title ? h("span", { class: "tag" }, " " + p.title) : null),
       h("td", {}, p.out ? "out" + (p.place ? " (" + p.place + ")" : "") : (p.phase === undefined ? "–" : String(p.phase))),
       h("td", {}, p.hand ?? "–"), h("td", {}, p.face_up ?? "–"), h("td", {}, p.face_down ?? "–"))));
-    const prompts = [].concat(t.prompts || [], t.desync ? [{ text: "Desync: " + (t.desync.text || JSON.stringify(t.desync)) }] : []);
-    document.getElementById("prompts").replaceChildren(...prompts.map((p) =>
-      h("div", { class: "prompt-box" }, typeof p === "string" ? p : (p.text || JSON.stringify(p)))));
+    const names2 = names.map((p) => p.name);
+    const prompts = [].concat(t.prompts || [], (t.suspicions || []).slice(-3).map((x) => ({ text: "Suspicion: " + (x.text || x.suspicion) })));
+    document.getElementById("prompts").replaceChildren(...prompts.map((p) => masta.promptBox(p, names2)));
   }
 
   const cam = document.getElementById("camera");

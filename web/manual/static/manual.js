@@ -44,6 +44,7 @@
     banner(document.getElementById("banner"), s.latest, fresh);
     const pot = (s.table && s.table.pot) || [];
     document.getElementById("pot").replaceChildren(...(pot.length ? pot.map((c) => card(c)) : ["empty"]));
+    document.getElementById("prompts").replaceChildren(...((s.table && s.table.prompts) || []).map((p) => masta.promptBox(p, s.players || [])));
   }
   render(state, false);
   showSel();

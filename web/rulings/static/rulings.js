@@ -17,7 +17,7 @@
       case "picked_up": return [ev.player + " picked up the pot"];
       case "player_out": return [ev.player + " is out"];
       case "void": return ["#" + ev.event + " did not happen (void)"];
-      case "note": return ["Note" + (ev.event ? " on #" + ev.event : "") + ": " + ev.text];
+      case "note": return ["Note" + (ev.meta && ev.meta.event ? " on #" + ev.meta.event : "") + ": " + ev.text];
       case "counts": return ["Counted " + ev.player + ": hand " + (ev.hand ?? "?") + ", up " + (ev.face_up ?? "?") + ", down " + (ev.face_down ?? "?")];
       case "confirm": return ["Confirmed #" + ev.event];
       case "duty": return [ev.player + " → " + ev.to + ": " + ev.duty + (ev.card ? " " + ev.card : "")];
@@ -89,6 +89,7 @@
     const d = await get("/rulings/data.json");
     state = d.view;
     banner(document.getElementById("banner"), state.latest, false);
+    document.getElementById("prompts").replaceChildren(...((state.table && state.table.prompts) || []).map((p) => masta.promptBox(p, state.players || [])));
     render(d.entries, state.players || []);
   }
 
