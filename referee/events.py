@@ -165,9 +165,10 @@ EVENT_SPECS: dict[str, EventSpec] = {s.type: s for s in (
               doc="the camera misread event `event`; these are the real cards"),
     EventSpec("void", {"event": _pos_int}, doc="event `event` did not happen"),
     EventSpec("note", {"text": _text}, doc="free text, kept"),
-    EventSpec("counts", {"player": _name},
-              {"hand": _count, "face_up": _count, "face_down": _count},
-              doc="the operator counted a player's cards on the table (resolves a desync)"),
+    EventSpec("counts", {}, {"player": _name, "hand": _count, "face_up": _count,
+                             "face_down": _count, "stock": _count},
+              doc="the operator counted cards on the table: a player's hand, face-up and "
+                  "face-down cards and/or the stock (resolves a desync)"),
     EventSpec("confirm", {"event": _pos_int},
               doc="accept the operator claim of event `event` although the counts disagree"),
     EventSpec("duty", {"duty": _duty, "player": _name, "to": _name}, {"card": _card},
@@ -244,9 +245,14 @@ def validate_event(raw: Any, *, seq: int | None = None, now: float | None = None
     if etype == "cards_played" and "conf" in out and len(out["conf"]) != len(out["cards"]):
         raise EventError(f"cards_played event {out['seq']}: {len(out['conf'])} confidences for "
                          f"{len(out['cards'])} cards", seq=out["seq"])
-    if etype == "counts" and not any(k in out for k in ("hand", "face_up", "face_down")):
-        raise EventError(f"counts event {out['seq']} gives no count: add hand, face_up and/or "
-                         f"face_down", seq=out["seq"])
+    if etype == "counts" and not any(k in out for k in ("hand", "face_up", "face_down",
+                                                        "stock")):
+        raise EventError(f"counts event {out['seq']} gives no count: add hand, face_up, "
+                         f"face_down (with player) and/or stock", seq=out["seq"])
+    if etype == "counts" and "player" not in out and any(
+            k in out for k in ("hand", "face_up", "face_down")):
+        raise EventError(f"counts event {out['seq']}: say whose cards these are with "
+                         f"`player`", seq=out["seq"])
     if etype in ("correct", "void", "confirm", "played_by", "target", "picked_up") \
             and out.get("event", 0) >= out["seq"]:
         raise EventError(f"{etype} event {out['seq']} refers to event {out['event']}, which "

@@ -28,6 +28,7 @@ again, give_pot).
 """
 from __future__ import annotations
 
+import copy
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +39,7 @@ from referee.evening import EveningBook, GameResult, titles_for
 from referee.events import PLAY_TYPES, EventError, validate_event
 from referee.ledger import Ledger
 from referee.rules import Preset, load_preset
+from referee.ruling import ILLEGAL, PENALTY, Reason, Ruling
 
 #: Events whose meaning refers back to an earlier event.
 ANNOTATIONS = frozenset({"played_by", "target", "picked_up", "correct", "void", "confirm"})
@@ -149,6 +151,7 @@ class TableReferee:
         self._ann: dict[str, dict[int, dict]] = {}
         self._voided: set[int] = set()
         self._consumed: set[int] = set()
+        self._ckpt: dict | None = None  # the state just before the current game's setup
         for ev in events:
             self.apply(ev)
 
@@ -186,30 +189,37 @@ class TableReferee:
         return out
 
     def _rebuild_with(self, ev: dict) -> list[dict]:
+        """Replay the current game (from its setup) with `ev` appended; earlier games are
+        final, since corrections may only name events of the current game."""
         fresh = TableReferee()
-        for old in self.log + [ev]:
+        log = self.log + [ev]
+        ck = self._ckpt
+        start = ck["seq"] if ck else 1
+        fresh.log = log[:start - 1]
+        if ck:
+            fresh.outputs = {k: v for k, v in self.outputs.items() if k < start}
+            fresh.book = copy.deepcopy(ck["book"])
+            fresh.games = list(ck["games"])
+            fresh.game = ck["game"]
+            fresh._consumed = set(ck["consumed"])
+        for old in fresh.log:
+            fresh._index(old)
+        for old in log[start - 1:]:
             fresh.log.append(old)
             fresh._index(old)
         fresh._voided = _voided(fresh.log)
-        game_start = 0
-        for old in fresh.log:
-            if old["type"] == "setup":
-                game_start = old["seq"]
-        for old in fresh.log:
+        for old in log[start - 1:]:
             if old["seq"] in fresh._voided:
                 fresh.outputs[old["seq"]] = []
                 continue
             try:
                 fresh.outputs[old["seq"]] = fresh._step(old)
             except EventError as exc:
-                if old["seq"] >= game_start:
-                    raise EventError(f"event {ev['seq']} ({ev['type']}) cannot be applied: "
-                                     f"replaying the log fails at event {old['seq']}: {exc}",
-                                     seq=ev["seq"]) from None
-                fresh.outputs[old["seq"]] = [{"kind": "info", "event": old["seq"],
-                                              "text": f"skipped on replay: {exc}"}]
+                raise EventError(f"event {ev['seq']} ({ev['type']}) cannot be applied: "
+                                 f"replaying the log fails at event {old['seq']}: {exc}",
+                                 seq=ev["seq"]) from None
         out: list[dict] = []
-        for old in self.log:
+        for old in self.log[start - 1:]:
             new_out = fresh.outputs.get(old["seq"], [])
             if new_out != self.outputs.get(old["seq"], []):
                 out.extend(dict(o, revised=True) for o in new_out)
@@ -262,7 +272,7 @@ class TableReferee:
         ref = ev.get("event")
         if ref is not None:
             self._check_ref(ev, ref)
-        if g.over and t in PLAY_TYPES:
+        if g.over and t in PLAY_TYPES and t != "pot_cleared":
             raise EventError(f"{t} event {ev['seq']}: game {g.number} ended at event "
                              f"{g.end_seq} ({', '.join(g.order)}); start the next game with a "
                              f"setup event", seq=ev["seq"])
@@ -382,6 +392,9 @@ class TableReferee:
         return []  # played_by, correct, void, confirm: used where their event is replayed
 
     def _setup(self, ev: dict) -> list[dict]:
+        self._ckpt = {"seq": ev["seq"], "book": copy.deepcopy(self.book),
+                      "games": list(self.games), "game": self.game,
+                      "consumed": set(self._consumed)}
         out: list[dict] = []
         prev = self.game
         if prev is not None and not prev.over and prev.started:
@@ -464,7 +477,7 @@ class TableReferee:
                                     f"table and send counts", player=player))
             phase = "hand"
         turbo = out_of_turn
-        ruling = pilelib.judge_on_pile(g.preset, g.pile, cards, phase=phase, turbo=turbo)
+        ruling = self._judge(g, seat, cards, phase, turbo)
         rd = ruling.to_dict()
         if out_of_turn and not ruling.legal:
             rd["reasons"].insert(0, {"code": "out_of_turn",
@@ -495,20 +508,24 @@ class TableReferee:
             out.extend(self._pick_up(g, player, seq, reason="blind_miss"))
             return out
         g.pot.extend(PotCard(c, seq, player, True) for c in cards)
-        if g.penalty is not None:
-            g.penalty = None  # play went on over the illegal cards
+        g.penalty = None  # play went on over any illegal cards
         self._draw(g, seat)
         effects = ruling.effects
-        was_target = g.awaiting_target is not None
         g.awaiting_target, g.target = None, None
         self._drop_prompts(g, "target")
         if "burn" in effects:
             out.extend(self._burn(g, player, seq))
         g.next = ruling.next
-        if "reverse" in effects:
+        if "reverse" in effects and not turbo:
             g.direction = -g.direction
         out.extend(self._maybe_out(g, player, seq))
         if g.over:
+            return out
+        if turbo:  # a Turbo keeps the turn where it was, unless it burns and plays again
+            if "again" in effects and not seat.out:
+                g.turn = player
+            elif g.turn is not None and g.seats[g.turn].out:
+                g.turn = g.step(g.turn)
             return out
         if "give_pot" in effects:
             g.awaiting_target = seq
@@ -523,34 +540,61 @@ class TableReferee:
                 g.turn = None
             return out
         if "again" in effects:
-            g.turn = player if not g.seats[player].out else g.step(player)
+            g.turn = player if not seat.out else g.step(player)
             return out
-        if out_of_turn and not was_target:
-            return out  # a Turbo does not change whose turn it is
         g.turn = g.step(player, 1 + ruling.skips)
         return out
 
+    def _judge(self, g: Game, seat: Seat | None, cards: list[str], phase: str,
+               turbo: bool) -> Ruling:
+        """The engine's pot-only judgement, plus the two table rules it cannot see from the
+        pot (the same checks `referee.engine.GameState.judge` makes): no Turbo while a
+        player must answer, and no finishing on a special card where the preset says so."""
+        p = g.preset
+        ruling = pilelib.judge_on_pile(p, g.pile, cards, phase=phase, turbo=turbo)
+        if not ruling.legal:
+            return ruling
+        req = pilelib.requirement(p, g.pile)
+        if turbo and req.kind == pilelib.COUNTER:
+            return Ruling(ILLEGAL, [Reason("turbo_pending", "no Turbo while a player must "
+                                           "answer", p.citation("turbo"))], [], str(req),
+                          list(g.pile))
+        if p.table.no_finish_on_special and not turbo and seat is not None:
+            c = pilelib.compiled(p)
+            ranks = [rank_of(x) for x in cards]
+            r = ranks[-1] if len(set(ranks)) == 1 else max(
+                ranks, key=lambda x: c.scale_index.get(x, 0))
+            if r in c.special and self._would_finish(g, seat, len(cards), phase):
+                text = f"{seat.name} may not finish on {r}, a special card"
+                if phase == "down":
+                    return Ruling(PENALTY, [Reason("no_finish_on_special", text + ": it is "
+                                                   "picked up with the pot",
+                                                   p.citation("no_finish_on_special"))],
+                                  [], "any", [])
+                return Ruling(ILLEGAL, [Reason("no_finish_on_special", text,
+                                               p.citation("no_finish_on_special"))],
+                              [], str(req), list(g.pile))
+        return ruling
+
+    @staticmethod
+    def _would_finish(g: Game, seat: Seat, k: int, phase: str) -> bool:
+        if g.stock:
+            return False
+        if phase == "hand":
+            return seat.hand == k and not seat.face_up and not seat.face_down
+        if phase == "up":
+            return seat.face_up == k and not seat.face_down and not seat.hand
+        return seat.face_down == 1 and not seat.hand and not seat.face_up
+
     def _take_from(self, g: Game, seat: Seat, n: int, seq: int, out: list[dict]) -> None:
-        """Take `n` cards from where the counts say the player plays from: the hand first
-        (spilling into the face-up cards once the stock is empty), else face-up, else one
-        face-down card."""
-        left = n
-        if seat.hand > 0 or g.stock > 0:
-            take = min(seat.hand, left)
-            seat.hand -= take
-            left -= take
-            if left and g.stock == 0:
-                take = min(seat.face_up, left)
-                seat.face_up -= take
-                left -= take
-        elif seat.face_up > 0:
-            take = min(seat.face_up, left)
-            seat.face_up -= take
-            left -= take
-        else:
-            take = min(seat.face_down, left)
-            seat.face_down -= take
-            left -= take
+        """Take `n` cards from where the counts say the player plays from (the hand while
+        it or the stock lasts, then the face-up cards, then the face-down ones)."""
+        attr = {"hand": "hand", "up": "face_up", "down": "face_down"}.get(
+            seat.phase(g.stock), "hand")
+        have = getattr(seat, attr)
+        take = min(have, n)
+        setattr(seat, attr, have - take)
+        left = n - take
         if left > 0:
             out.append(self._prompt(g, seq, "desync", f"{seat.name} played {n} card(s) at "
                                     f"event {seq} but the counts say they had only "
@@ -558,11 +602,13 @@ class TableReferee:
                                     player=seat.name))
 
     def _draw(self, g: Game, seat: Seat) -> None:
+        """Draw back to the layer size while the stock lasts (a strict pick-up skips one
+        draw while the hand still has cards, as the engine does)."""
         lay = g.preset.table.cards_per_layer
-        if seat.skip_draw:
-            seat.skip_draw = False
-            return
         if g.stock > 0 and seat.hand < lay:
+            if seat.skip_draw and seat.hand:
+                seat.skip_draw = False
+                return
             n = min(g.stock, lay - seat.hand)
             seat.hand += n
             g.stock -= n
@@ -583,7 +629,7 @@ class TableReferee:
         cards, gone = g.ledger.pick_up(player, seq, remove=removed_ranks)
         seat = g.seats[player]
         seat.hand += len(cards)
-        if tr.strict_pickup and g.stock > 0:
+        if tr.strict_pickup and g.stock > 0 and (cards or gone):
             seat.skip_draw = True
         g.pot = []
         g.penalty = None
@@ -634,6 +680,8 @@ class TableReferee:
     # -- the pot goes -------------------------------------------------------------------------
     def _cleared(self, g: Game, ev: dict) -> list[dict]:
         seq = ev["seq"]
+        if g.over:
+            return [{"kind": "info", "event": seq, "text": "the table is cleared after the game"}]
         if not g.pot:
             return [{"kind": "info", "event": seq, "text": "the burned pot is taken away"}]
         ann = self._annotation("picked_up", seq)
@@ -663,7 +711,10 @@ class TableReferee:
             return []
         if g.pot:
             return self._pick_up(g, ev["player"], ev["seq"])
-        return [{"kind": "info", "event": ev["seq"], "text": "the pot is already empty"}]
+        if g.last_clear is not None and g.last_clear > (g.last_played or 0):
+            return [{"kind": "info", "event": ev["seq"], "text": "the pot is already empty"}]
+        # nothing to pick up: the player passes (the engine's pick-up of an empty pot)
+        return self._pick_up(g, ev["player"], ev["seq"])
 
     def _target_forward(self, g: Game, ev: dict) -> list[dict]:
         if ev["seq"] in self._consumed or g.awaiting_target != ev.get("event"):
@@ -694,17 +745,20 @@ class TableReferee:
                              f"{ev['seq']} or send counts", player=seat.name)]
 
     def _counts(self, g: Game, ev: dict) -> list[dict]:
+        out: list[dict] = []
+        if "stock" in ev:
+            g.stock = ev["stock"]
+            out.append({"kind": "info", "event": ev["seq"], "text": f"stock: {g.stock}"})
+        if "player" not in ev:
+            return out
         seat = g.seats[ev["player"]]
         for key in ("hand", "face_up", "face_down"):
             if key in ev:
                 setattr(seat, key, ev[key])
         self._drop_prompts(g, "desync", player=seat.name)
-        out: list[dict] = [{"kind": "info", "event": ev["seq"],
-                            "text": f"{seat.name}: hand {seat.hand}, face-up {seat.face_up}, "
-                                    f"face-down {seat.face_down}"}]
-        if seat.out and seat.total > 0:
-            out.append({"kind": "info", "event": ev["seq"],
-                        "text": f"{seat.name} is out and keeps that place"})
+        out.append({"kind": "info", "event": ev["seq"],
+                    "text": f"{seat.name}: hand {seat.hand}, face-up {seat.face_up}, "
+                            f"face-down {seat.face_down}"})
         out.extend(self._maybe_out(g, seat.name, ev["seq"]))
         return out
 

@@ -37,6 +37,7 @@ def test_normalises_cards_and_fills_defaults():
     ({"type": "void", "event": 9}, "not earlier"),
     ({"type": "vote", "order": 2, "player": "A", "serves": "yes"}, "true or false"),
     ({"type": "counts", "player": "A"}, "gives no count"),
+    ({"type": "counts", "hand": 2}, "whose cards"),
     ({"type": "cards_played", "cards": ["QS"], "conf": [0.5, 0.5]}, "2 confidences"),
     ({"type": "note", "text": "x", "source": "phone"}, "source"),
     ({"type": "duty", "duty": "dishes", "player": "A", "to": "B"}, "best_card"),

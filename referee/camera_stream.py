@@ -1,0 +1,147 @@
+"""Turn a full-information engine game into the event stream a camera and an operator make.
+
+The replay tests need games whose truth is known: the engine (`referee.engine`) plays them
+with its bots, and this module writes down only what a table could see: cards landing on the
+pot (`cards_played`), the pot going (`pot_cleared`), plus the few things a person adds
+(`played_by` for a Turbo, `target` for an Ace, `picked_up` when an empty pot is "picked up",
+`starter` when a preset starts with the lowest card). Hands, the stock and face-down cards
+never appear. Alongside, the truth: the engine's ruling for each play, the burns, the
+finishing order and the titles, to compare with what the table referee concludes.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from referee.bots import Bot, make_bot
+from referee.engine import GameState, Play
+from referee.evening import titles_for
+from referee.rules import Preset, load_preset
+from referee.simulate import DEFAULT_STYLES
+
+NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Fox", "Gus", "Hal", "Ivy", "Jo", "Kim")
+
+
+@dataclass
+class StreamedGame:
+    """A simulated game as camera + operator events, and what really happened."""
+
+    preset: str
+    players: list[str]
+    events: list[dict] = field(default_factory=list)
+    #: per cards_played seq: the engine's ruling (`Ruling.to_dict()`) and who played
+    rulings: dict[int, dict] = field(default_factory=dict)
+    players_of: dict[int, str] = field(default_factory=dict)
+    burns: int = 0
+    burns_by: dict[str, int] = field(default_factory=dict)
+    order: list[str] = field(default_factory=list)
+    over: bool = False
+    plays: int = 0
+
+    @property
+    def titles(self) -> dict[str, str]:
+        return titles_for(self.order) if self.over else {}
+
+
+class _Recorder:
+    def __init__(self, g: GameState, names: list[str], game: int, t0: float,
+                 operator_outs: bool):
+        self.g, self.names = g, names
+        self.t = t0
+        self.game = game
+        self.operator_outs = operator_outs
+        self.out = StreamedGame(g.preset.name, list(names))
+
+    def emit(self, etype: str, source: str, **fields) -> int:
+        self.t += 1.0
+        seq = len(self.out.events) + 1
+        self.out.events.append({"seq": seq, "t": self.t, "type": etype, "source": source,
+                                **fields})
+        return seq
+
+    def setup(self) -> None:
+        g = self.g
+        ev = {"players": list(self.names), "dealer": self.names[g.dealer],
+              "preset": g.preset.name, "game": self.game}
+        if g.preset.table.start != "left_of_dealer":
+            ev["starter"] = self.names[g.turn]  # the operator says who holds the lowest card
+        self.emit("setup", "operator", **ev)
+
+    def push(self, play: Play) -> None:
+        g = self.g
+        p = g.turn if play.player is None else play.player
+        name = self.names[p]
+        finished_before = len(g.finished)
+        if play.pickup:
+            had_pot = bool(g.pile)
+            g.push(play)
+            if had_pot:
+                self.emit("pot_cleared", "camera")
+            else:
+                self.emit("picked_up", "operator", player=name)
+            return
+        ruling = g.judge(play)
+        engine_target = None
+        if ruling.codes == ["target_missing"]:
+            # The engine's bots play a 3 on an Ace (the 3 copies the Ace's power) without
+            # naming a target; `push` then hands the answer to the next player. Judge it
+            # with a target and let the operator name that player, as at a real table.
+            other = next(q for q in range(g.n) if q != p and g.active[q])
+            ruling = g.judge(Play(play.cards, play.source, p, other, False, play.turbo))
+            engine_target = True
+        burns_before = g.burns
+        seq = self.emit("cards_played", "camera", cards=list(play.cards))
+        self.out.rulings[seq] = ruling.to_dict()
+        self.out.players_of[seq] = name
+        if p != g.turn:
+            self.emit("played_by", "operator", event=seq, player=name)
+        g.push(play)
+        self.out.plays += 1
+        if "give_pot" in ruling.effects and ruling.legal and not g.over:
+            tgt = g.turn if engine_target else play.target
+            if tgt is not None:
+                self.emit("target", "operator", event=seq, player=self.names[tgt])
+        if g.burns > burns_before or ruling.verdict == "penalty":
+            self.emit("pot_cleared", "camera")
+        if self.operator_outs and len(g.finished) > finished_before and not g.over:
+            self.emit("player_out", "operator", player=name)
+
+
+def stream_game(preset: Preset | str = "fr", players: int = 4, seed: int = 0, *,
+                styles: tuple[str, ...] | list[str] = DEFAULT_STYLES, game: int = 1,
+                t0: float = 1_700_000_000.0, max_plays: int = 2000,
+                operator_outs: bool = False, names: list[str] | None = None) -> StreamedGame:
+    """Play one seeded bot game (the engine's bots, as `referee.simulate.play_game` plays
+    them) and return its camera/operator events with the engine's truth."""
+    p = load_preset(preset)
+    rng = random.Random(seed)
+    bots: list[Bot] = [make_bot(styles[(i + seed) % len(styles)]) for i in range(players)]
+    g = GameState.new(p, players, rng=rng, history=False, dealer=rng.randrange(players))
+    names = list(names or NAMES[:players])
+    if p.table.exchange:
+        for i, b in enumerate(bots):
+            b.exchange(g, i)
+    g.begin()
+    rec = _Recorder(g, names, game, t0, operator_outs)
+    rec.setup()
+    turbo_on = p.table.turbo != "off"
+    turbo_bots = [b for b in bots if type(b).turbo is not Bot.turbo]
+    while not g.over and g.plays < max_plays:
+        if turbo_on and turbo_bots and g.pile:
+            tp = g.turbo_plays()
+            if tp:
+                for q in {x.player for x in tp}:
+                    mine = [x for x in tp if x.player == q]
+                    choice = bots[q].turbo(g, mine, rng)
+                    if choice is not None:
+                        rec.push(choice)
+                        break
+                if g.over:
+                    break
+        rec.push(bots[g.turn].choose(g, g.legal_plays(), rng))
+    out = rec.out
+    out.burns = g.burns
+    out.burns_by = {names[i]: g.burns_by[i] for i in range(players)}
+    out.over = g.over
+    out.order = [names[i] for i in g.finished] if g.over else []
+    return out
