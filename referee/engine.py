@@ -82,6 +82,7 @@ class GameState:
         self.pile: list[str] = []
         self.out: list[str] = []          # burned, or removed from the game
         self.finished: list[int] = []     # finishing order; the loser is last
+        self.last_places: list[int] = []  # out on a special card: placed last
         self.active = [True] * players
         self.no_draw = [False] * players  # strict pick-up: next draw skipped
         self.burns_by = [0] * players
@@ -281,7 +282,6 @@ class GameState:
                 groups[r] = [card]
             else:
                 g.append(card)
-        no_special = self.preset.table.no_finish_on_special
         start_rank = self.start_rank
         for r, cards in groups.items():
             if start_rank is not None and r != start_rank:
@@ -290,8 +290,6 @@ class GameState:
                 continue
             k_all = len(cards)
             for k in range(1, k_all + 1):
-                if no_special and r in c.special and self._would_finish(p, k, src):
-                    continue
                 cs = tuple(cards[:k])
                 if c.give_pot[r] and not (c.four and r == self.run_rank
                                           and self.run_n + k >= c.four):
@@ -319,9 +317,6 @@ class GameState:
                 if j - i + 1 >= m:
                     cs = tuple(groups[scale[x]][0] for x in range(i, j + 1))
                     r = scale[j]
-                    if (self.preset.table.no_finish_on_special and r in c.special
-                            and self._would_finish(p, len(cs), src)):
-                        continue
                     if c.give_pot[r]:
                         out.extend(Play(cs, src, p, q) for q in range(self.n)
                                    if q != p and self.active[q])
@@ -417,12 +412,11 @@ class GameState:
             r = RANK[cards[-1]] if len(cards) == 1 else max((RANK[x] for x in cards),
                                                           key=lambda r: self.c.scale_index.get(r, 0))
             if r in self.c.special and self._would_finish(p, len(cards), src):
-                if src == DOWN:
-                    return Ruling(PENALTY, [Reason("no_finish_on_special", f"P{p} may not "
-                                  f"finish on {r}, a special card: it is picked up with the pot",
-                                  pr.citation("no_finish_on_special"))], [], "any", [])
-                return bad("no_finish_on_special", f"P{p} may not finish on {r}, a special card",
-                           pr.citation("no_finish_on_special"))
+                ruling.verdict = PENALTY
+                ruling.reasons.append(Reason(
+                    "no_finish_on_special", f"P{p} may not finish on {r}, a special card: "
+                    "doing so makes P{p} the Shithead".replace("P{p}", f"P{p}"),
+                    pr.citation("no_finish_on_special")))
         if ruling.verdict == LEGAL and "give_pot" in ruling.effects:
             tg = play.target
             if tg is None:
@@ -467,7 +461,7 @@ class GameState:
         if self.history:
             self._save(play, [self.hands[p], self.up[p], self.down[p], self.pile, self.stock,
                               self.out, self.finished, self.active, self.no_draw,
-                              self.burns_by])
+                              self.burns_by, self.last_places])
             self.moves.append(play)
         self.plays += 1
         if play.pickup:
@@ -486,10 +480,7 @@ class GameState:
             r = RANK[cards[-1]]
             k = 1
         if src == DOWN:
-            t = self.preset.table
-            if not c.fits_req(r, self.req, self.eff) or (
-                    t.no_finish_on_special and r in c.special and not self.down[p]
-                    and not self.hands[p] and not self.up[p] and not self.stock):
+            if not c.fits_req(r, self.req, self.eff):
                 self.pile.append(cards[0])
                 self._pick_up(p)
                 self.turn = self._next(p)
@@ -514,20 +505,20 @@ class GameState:
         if play.turbo:
             if burn:
                 self._burn(p)
-                self._after_play(p, src)
+                self._after_play(p, r)
                 if self.active[p] and self.preset.table.burn_plays_again:
                     self.turn = p
                 elif not self.active[self.turn]:
                     self.turn = self._next(self.turn)
                 return
             self.req = c.req_after[self.eff] if self.eff else ANY_REQ
-            self._after_play(p, src)
+            self._after_play(p, r)
             if not self.over and not self.active[self.turn]:
                 self.turn = self._next(self.turn)
             return
         if burn:
             self._burn(p)
-            self._after_play(p, src)
+            self._after_play(p, r)
             if not self.over:
                 if self.preset.table.burn_plays_again:
                     self.turn = p if self.active[p] else self._next(p)
@@ -538,7 +529,7 @@ class GameState:
             self.req = c.req_after[pr + "!"]
         else:
             self.req = c.req_after[self.eff] if self.eff else ANY_REQ
-        self._after_play(p, src)
+        self._after_play(p, r)
         if self.over:
             return
         if pr is None:
@@ -552,8 +543,12 @@ class GameState:
             return
         self.turn = self._next(p, 1 + c.skip[pr] * k)
 
-    def _after_play(self, p: int, src: str) -> None:
-        """Draw back up to the layer size, then see whether the player is out."""
+    def _after_play(self, p: int, r: str) -> None:
+        """Draw back up to the layer size, then see whether the player is out.
+
+        Where a preset forbids finishing on a special card, a player who does finish on
+        one (rank `r`) is out as the Shithead: placed last, behind everyone still playing.
+        """
         hand = self.hands[p]
         stock = self.stock
         if stock and len(hand) < self.layer:
@@ -564,10 +559,14 @@ class GameState:
                     hand.append(stock.pop())
         if not hand and not stock and not self.up[p] and not self.down[p]:
             self.active[p] = False
-            self.finished.append(p)
+            if self.preset.table.no_finish_on_special and r in self.c.special:
+                self.last_places.append(p)
+            else:
+                self.finished.append(p)
             left = [q for q in range(self.n) if self.active[q]]
             if len(left) <= 1:
                 self.finished.extend(left)
+                self.finished.extend(reversed(self.last_places))
                 for q in left:
                     self.active[q] = False
                 self.over = True
@@ -598,7 +597,8 @@ class GameState:
         """Everything that defines the state, as plain values (to compare states)."""
         return (tuple(map(tuple, self.hands)), tuple(map(tuple, self.up)),
                 tuple(map(tuple, self.down)), tuple(self.stock), tuple(self.pile),
-                tuple(self.out), tuple(self.finished), tuple(self.active),
+                tuple(self.out), tuple(self.finished), tuple(self.last_places),
+                tuple(self.active),
                 tuple(self.no_draw), tuple(self.burns_by), self.turn, self.direction,
                 self.req, self.eff, self.run_rank, self.run_n, self.target, self.started,
                 self.start_rank, self.over, self.burns, self.plays, self.pickups)
