@@ -9,10 +9,9 @@ from waitress.server import create_server
 def make_server(app, host: str = "127.0.0.1", port: int = 8000, threads: int = 64):
     """A waitress server; `port=0` picks a free port (`server.effective_port`).
 
-    Each open page's event stream holds one worker thread, hence the many threads;
-    `send_bytes=1` makes waitress send each server-sent event at once instead of buffering.
+    Each open page's event stream holds one worker thread, hence the many threads.
     """
-    return create_server(app, host=host, port=port, threads=threads, send_bytes=1,
+    return create_server(app, host=host, port=port, threads=threads,
                          channel_timeout=3600, connection_limit=1000, ident="masta",
                          clear_untrusted_proxy_headers=True)
 

@@ -1,0 +1,105 @@
+"""A real browser (Debian's chromium, driven by Playwright) on the served app: a ruling appears
+live by server-sent events, the operator corrects a misread, the standings change."""
+from __future__ import annotations
+
+import json
+import os
+import urllib.request
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync"]
+TOKEN = "browser-token"
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not os.path.exists(CHROMIUM),
+                       reason=f"{CHROMIUM} is absent: install Debian's chromium (apt-get install -y chromium)"),
+]
+
+
+def api(base: str, url: str, body: dict) -> dict:
+    req = urllib.request.Request(base + url, data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json", "X-Masta-Token": TOKEN})
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        assert resp.status == 201
+        return json.loads(resp.read())
+
+
+@pytest.fixture
+def server(tmp_path):
+    from web.app import create_app
+    from web.config import Config
+    from web.server import BackgroundServer
+
+    app = create_app(Config(data_dir=tmp_path, token=TOKEN))
+    with BackgroundServer(app, threads=16) as srv:
+        yield srv
+
+
+@pytest.fixture
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        yield b
+        b.close()
+
+
+def test_live_ruling_correction_and_standings(server, browser):
+    from playwright.sync_api import expect
+
+    base = server.url
+    api(base, "/setup/api/game", {"players": ["Ann", "Bob", "Cy"], "dealer": "Cy"})
+    api(base, "/manual/api/events", {"type": "cards_played", "cards": ["5H"]})
+
+    ctx = browser.new_context(viewport={"width": 390, "height": 844})
+    ctx.set_default_timeout(10_000)
+    live = ctx.new_page()
+    live.goto(f"{base}/auth?token={TOKEN}&name=Dee&next=/live/")
+    expect(live.locator("#banner")).to_have_class("ruling legal")
+    expect(live.locator("#conn")).to_have_class("conn up")  # the event stream is open
+
+    # a play lands (posted as the camera would) and the ruling shows up without a reload
+    api(base, "/manual/api/events", {"type": "cards_played", "cards": ["4S"]})
+    banner = live.locator("#banner")
+    expect(banner).to_have_class("ruling illegal fresh")
+    expect(banner).to_contain_text("Bob")
+    expect(banner).to_contain_text("Rule:")
+    expect(live.locator("#pot .card")).to_have_count(2)
+
+    evening = ctx.new_page()  # watched from another phone the whole time
+    evening.goto(f"{base}/evening/")
+    expect(evening.locator("#standings")).to_contain_text("No finished game yet")
+
+    # the operator corrects the misread on the rulings page: the ruling turns legal
+    rulings = live
+    rulings.goto(f"{base}/rulings/")
+    rulings.fill('input[aria-label="real cards of #3"]', "6S")
+    rulings.locator("#e3 .fix-correct").click()
+    expect(rulings.locator("#e3 .fixes")).to_contain_text("Dee")
+    expect(rulings.locator("#e3 .out").first).to_contain_text("legal")
+    expect(rulings.locator("#banner")).to_have_class("ruling legal")
+
+    # two players go out; the operator confirms against the counts from the page's prompts
+    api(base, "/manual/api/events", {"type": "player_out", "player": "Bob"})
+    api(base, "/manual/api/events", {"type": "player_out", "player": "Ann"})
+    rulings.get_by_role("button", name="Confirm #5").click()
+    rulings.get_by_role("button", name="Confirm #6").click()
+    first = evening.locator("#standings tbody tr").first
+    expect(first).to_contain_text("Bob")
+    expect(evening.locator(".title.t-masta")).to_contain_text("Bob")
+
+    # a correction: Bob was not out after all (void #5); Cy goes out instead; standings change
+    rulings.on("dialog", lambda d: d.accept())
+    rulings.locator("#e5 button.danger").click()
+    expect(evening.locator("#standings")).to_contain_text("No finished game yet")
+    api(base, "/manual/api/events", {"type": "player_out", "player": "Cy"})
+    rulings.get_by_role("button", name="Confirm #10").click()
+    expect(first).to_contain_text("Ann")
+    expect(evening.locator(".title.t-masta")).to_contain_text("Ann")
+    expect(evening.locator("#chart svg polyline, #chart svg circle").first).to_be_visible()
+    ctx.close()
