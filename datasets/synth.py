@@ -37,6 +37,7 @@ class IndexLabel:
     box: tuple[float, float, float, float]  # x0, y0, x1, y1 in image pixels
     quad: list[list[float]]  # the index's four corners in image pixels
     visible: float
+    layer: int = 0  # which dropped card it belongs to (0 = the bottom one)
 
 
 @dataclass
@@ -411,11 +412,11 @@ def render_scene(rng: np.random.Generator, cfg: SynthConfig) -> Scene:
         for _ in range(int(rng.choice([0, 0, 1, 2]))):
             _distractor(rng, canvas, idmap, card_h)
     # which indices are still readable (before the camera's perspective, which keeps coverage)
-    labelled: list[tuple[str, np.ndarray, float]] = []
+    labelled: list[tuple[str, np.ndarray, float, int]] = []
     for card, quad, lay in indices:
         vis = _visible_fraction(idmap, quad, lay)
         if vis >= MIN_VISIBLE:
-            labelled.append((card, quad, vis))
+            labelled.append((card, quad, vis, lay))
     # the camera: perspective and a slight stretch
     src = np.array([[0, 0], [W, 0], [W, H], [0, H]], np.float32)
     j = rng.uniform(-0.08, 0.08, (4, 2)) * (W, H)
@@ -428,28 +429,22 @@ def render_scene(rng: np.random.Generator, cfg: SynthConfig) -> Scene:
         return cv2.perspectiveTransform(q.reshape(-1, 1, 2).astype(np.float64), hom).reshape(-1, 2)
 
     out = Scene(canvas, style=style)
-    for card, quad, vis in labelled:
+    for card, quad, vis, lay in labelled:
         q = proj(quad)
         x0, y0 = np.clip(q.min(0), 0, (W, H))
         x1, y1 = np.clip(q.max(0), 0, (W, H))
         if x1 - x0 < 3 or y1 - y0 < 3:
             continue
         out.indices.append(IndexLabel(card, (float(x0), float(y0), float(x1), float(y1)),
-                                      q.round(2).tolist(), round(vis, 3)))
+                                      q.round(2).tolist(), round(vis, 3), lay))
     for c in cards:
         c["quad"] = proj(np.array(c["quad"])).round(2).tolist()
     out.cards = cards
-    top_layer = cards[-1]["layer"] if cards else None
     if cards:
         # the top card is the last one dropped, if one of its indices can be read
-        top = cards[-1]["card"]
-        out.top_card = top if any(
-            i.card == top and _layer_of(indices, i, top_layer) for i in out.indices) else None
+        top = cards[-1]
+        out.top_card = top["card"] if any(i.layer == top["layer"] for i in out.indices) else None
     return out
-
-
-def _layer_of(indices, label: IndexLabel, layer: int) -> bool:
-    return any(c == label.card and lay == layer for c, _, lay in indices)
 
 
 # --------------------------------------------------------------------------- dataset writer

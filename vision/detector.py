@@ -1,0 +1,204 @@
+"""`CardDetector(model_path).detect(frame_bgr) -> [Detection]`: the cards in a frame.
+
+Two stages, both ONNX on onnxruntime (no torch at inference):
+ 1. a 1-class YOLO finds corner indices (rank + suit printed in a card's corner);
+ 2. a small CNN reads each index crop (53 cards + `none`).
+Indices of the same card id lying within about one card of each other are grouped into one
+physical card (a card shows two or four indices); its box spans the grouped indices (the
+whole card when two opposite corners are seen, just the index when only one is).
+
+The pot region can be passed as `roi=(x0, y0, x1, y1)` so the detector spends its pixels on
+the pot; boxes always come back in the frame's own pixels.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.classifier import NONE, IndexClassifier, crop_index
+
+MODELS = Path(__file__).resolve().parents[1] / "models"
+DEFAULT_DETECTOR = MODELS / "card_index_detector.onnx"
+CLASSIFIER_NAME = "card_index_classifier.onnx"
+
+
+@dataclass
+class Detection:
+    card: str
+    conf: float
+    box: tuple[float, float, float, float]  # x0, y0, x1, y1 in frame pixels
+
+    def to_dict(self) -> dict:
+        return {"card": self.card, "conf": round(float(self.conf), 4),
+                "box": [round(float(v), 1) for v in self.box]}
+
+
+@dataclass
+class IndexHit:
+    """One corner index: where, how sure the detector is, what the classifier read."""
+
+    box: tuple[float, float, float, float]
+    det_conf: float
+    card: str
+    cls_conf: float
+
+    @property
+    def conf(self) -> float:
+        return self.det_conf * self.cls_conf
+
+
+def letterbox(img: np.ndarray, shape: tuple[int, int]) -> tuple[np.ndarray, float, tuple[float, float]]:
+    """Resize keeping the aspect ratio and pad to `shape` (h, w) with grey, as YOLO trains."""
+    h, w = img.shape[:2]
+    r = min(shape[0] / h, shape[1] / w)
+    nw, nh = int(round(w * r)), int(round(h * r))
+    resized = cv2.resize(img, (nw, nh), interpolation=cv2.INTER_AREA if r < 1 else cv2.INTER_LINEAR)
+    top = (shape[0] - nh) // 2
+    left = (shape[1] - nw) // 2
+    out = np.full((shape[0], shape[1], 3), 114, np.uint8)
+    out[top:top + nh, left:left + nw] = resized
+    return out, r, (left, top)
+
+
+def nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> list[int]:
+    """Greedy non-maximum suppression; returns kept indices, best first."""
+    order = scores.argsort()[::-1]
+    keep: list[int] = []
+    areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    while order.size:
+        i = int(order[0])
+        keep.append(i)
+        rest = order[1:]
+        xx0 = np.maximum(boxes[i, 0], boxes[rest, 0])
+        yy0 = np.maximum(boxes[i, 1], boxes[rest, 1])
+        xx1 = np.minimum(boxes[i, 2], boxes[rest, 2])
+        yy1 = np.minimum(boxes[i, 3], boxes[rest, 3])
+        inter = np.clip(xx1 - xx0, 0, None) * np.clip(yy1 - yy0, 0, None)
+        ov = inter / (areas[i] + areas[rest] - inter + 1e-9)
+        order = rest[ov < iou]
+    return keep
+
+
+class CardDetector:
+    """Find the cards in BGR frames with the exported ONNX models.
+
+    `model_path`: the detector ONNX (default `models/card_index_detector.onnx`); the
+    classifier is `card_index_classifier.onnx` next to it unless `classifier_path` is given.
+    """
+
+    def __init__(self, model_path: str | Path | None = None, classifier_path: str | Path | None = None,
+                 conf: float = 0.5, det_conf: float = 0.25, iou: float = 0.5, threads: int = 2):
+        import onnxruntime as ort
+
+        model_path = Path(model_path) if model_path else DEFAULT_DETECTOR
+        if not model_path.is_file():
+            raise FileNotFoundError(f"card detector model {model_path} not found: run `masta train` "
+                                    f"or pass the path of card_index_detector.onnx")
+        classifier_path = Path(classifier_path) if classifier_path else model_path.with_name(CLASSIFIER_NAME)
+        if not classifier_path.is_file():
+            raise FileNotFoundError(f"card index classifier {classifier_path} not found next to the "
+                                    f"detector: both ONNX files come from `masta train`")
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = threads
+        so.inter_op_num_threads = 1
+        self.session = ort.InferenceSession(str(model_path), so, providers=["CPUExecutionProvider"])
+        inp = self.session.get_inputs()[0]
+        self.input_name = inp.name
+        shp = inp.shape
+        self.input_hw = (int(shp[2]) if isinstance(shp[2], int) else 384,
+                         int(shp[3]) if isinstance(shp[3], int) else 512)
+        self.classifier = IndexClassifier(str(classifier_path), threads=threads)
+        self.conf, self.det_conf, self.iou = conf, det_conf, iou
+        self.last_timing: dict[str, float] = {}
+
+    # ---------------------------------------------------------------- stage 1
+    def find_indices(self, frame: np.ndarray, roi=None) -> tuple[np.ndarray, np.ndarray]:
+        """Boxes (N, 4) in frame pixels and scores (N,) of the corner indices."""
+        ox, oy = 0, 0
+        img = frame
+        if roi is not None:
+            x0, y0, x1, y1 = [int(round(v)) for v in roi]
+            x0, y0 = max(0, x0), max(0, y0)
+            x1, y1 = min(frame.shape[1], x1), min(frame.shape[0], y1)
+            if x1 - x0 < 8 or y1 - y0 < 8:
+                return np.zeros((0, 4), np.float32), np.zeros((0,), np.float32)
+            img, ox, oy = frame[y0:y1, x0:x1], x0, y0
+        h, w = img.shape[:2]
+        shape = self.input_hw
+        if (h > w) != (shape[0] > shape[1]) and shape[0] != shape[1]:
+            shape = (shape[1], shape[0]) if False else shape  # fixed-shape export: letterbox
+        lb, r, (left, top) = letterbox(img, shape)
+        x = np.ascontiguousarray(lb[..., ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0)
+        out = self.session.run(None, {self.input_name: x})[0][0]  # (5, N): cx, cy, w, h, score
+        scores = out[4]
+        keep = scores >= self.det_conf
+        if not keep.any():
+            return np.zeros((0, 4), np.float32), np.zeros((0,), np.float32)
+        cx, cy, bw, bh = out[0, keep], out[1, keep], out[2, keep], out[3, keep]
+        boxes = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], 1)
+        scores = scores[keep]
+        k = nms(boxes, scores, self.iou)
+        boxes, scores = boxes[k], scores[k]
+        boxes[:, [0, 2]] = (boxes[:, [0, 2]] - left) / r + ox
+        boxes[:, [1, 3]] = (boxes[:, [1, 3]] - top) / r + oy
+        boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, frame.shape[1])
+        boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, frame.shape[0])
+        return boxes.astype(np.float32), scores.astype(np.float32)
+
+    # ---------------------------------------------------------------- stage 2
+    def read_indices(self, frame: np.ndarray, roi=None) -> list[IndexHit]:
+        t0 = time.perf_counter()
+        boxes, scores = self.find_indices(frame, roi)
+        t1 = time.perf_counter()
+        crops = [crop_index(frame, b) for b in boxes]
+        reads = self.classifier.classify(crops)
+        t2 = time.perf_counter()
+        self.last_timing = {"detector_ms": (t1 - t0) * 1000, "classifier_ms": (t2 - t1) * 1000}
+        return [IndexHit(tuple(float(v) for v in b), float(s), card, float(p))
+                for b, s, (card, p, _) in zip(boxes, scores, reads) if card != NONE]
+
+    # ---------------------------------------------------------------- cards
+    def detect(self, frame: np.ndarray, roi=None) -> list[Detection]:
+        """One Detection per physical card seen in `frame` (BGR), most confident first."""
+        if frame is None or not hasattr(frame, "shape") or frame.ndim != 3 or frame.shape[2] != 3:
+            raise ValueError("detect() needs a BGR image (H x W x 3 numpy array)")
+        hits = self.read_indices(frame, roi)
+        cards = group_indices(hits)
+        return [c for c in cards if c.conf >= self.conf]
+
+
+def group_indices(hits: list[IndexHit]) -> list[Detection]:
+    """Merge the indices of one physical card (same id, within about one card's length).
+
+    A card's length is about 5.5 times its index's longer side; two identical cards (two
+    decks) further apart than that stay two cards.
+    """
+    hits = sorted(hits, key=lambda h: -h.conf)
+    groups: list[list[IndexHit]] = []
+    for h in hits:
+        cx, cy = (h.box[0] + h.box[2]) / 2, (h.box[1] + h.box[3]) / 2
+        size = max(h.box[2] - h.box[0], h.box[3] - h.box[1])
+        for g in groups:
+            if g[0].card != h.card:
+                continue
+            gx, gy = (g[0].box[0] + g[0].box[2]) / 2, (g[0].box[1] + g[0].box[3]) / 2
+            gsize = max(g[0].box[2] - g[0].box[0], g[0].box[3] - g[0].box[1])
+            if np.hypot(cx - gx, cy - gy) <= 5.5 * max(size, gsize):
+                g.append(h)
+                break
+        else:
+            groups.append([h])
+    out = []
+    for g in groups:
+        b = np.array([h.box for h in g])
+        # confidence: the best index, raised a little when several indices agree
+        p = 1.0 - np.prod([1.0 - h.conf for h in g])
+        out.append(Detection(g[0].card, float(min(1.0, max(p, g[0].conf))),
+                             (float(b[:, 0].min()), float(b[:, 1].min()),
+                              float(b[:, 2].max()), float(b[:, 3].max()))))
+    out.sort(key=lambda d: -d.conf)
+    return out
