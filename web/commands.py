@@ -70,13 +70,15 @@ def _announce(app, config, extra: list[str]) -> None:
         print("masta: " + line, flush=True)
 
 
-def _run(app, config) -> int:
+def _run(app, config, lines: list[str]) -> int:
+    """Bind first, then print the links (so they work the moment they are shown), then serve."""
     from .server import make_server
     try:
         server = make_server(app, config.host, config.port, config.threads)
     except OSError as exc:
         raise ValueError(f"cannot listen on {config.host}:{config.port}: {exc.strerror or exc}; "
                          f"choose another --port") from None
+    _announce(app, config, lines)
     try:
         server.run()
     finally:
@@ -110,8 +112,7 @@ def serve(args) -> int:
     app = _build(config)
     store = app.extensions["masta.store"]
     source = args.source if args.source is not None else store.get_setting("camera_source")
-    _announce(app, config, _camera(app, source))
-    return _run(app, config)
+    return _run(app, config, _camera(app, source))
 
 
 def find_demo() -> tuple[Path | None, Path | None]:
@@ -149,8 +150,7 @@ def demo(args) -> int:
                  f"({config.base_url()}/manual/ after opening the operator link)"]
     else:
         lines = _camera(app, str(video), pace=True)
-    _announce(app, config, lines)
-    return _run(app, config)
+    return _run(app, config, lines)
 
 
 if __name__ == "__main__":  # pragma: no cover

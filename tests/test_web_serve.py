@@ -1,0 +1,118 @@
+"""The served app: server-sent events through waitress, and the `masta demo` / `masta serve` commands."""
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from web.app import create_app
+from web.config import Config
+from web.events_stream import Broadcaster
+from web.server import BackgroundServer
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_broadcaster_fans_out_and_drops_stuck_pages():
+    b = Broadcaster(max_queue=2)
+    q1, q2 = b.subscribe(), b.subscribe()
+    assert b.publish("update", {"n": 1}) == 2
+    assert json.loads(q1.get_nowait().split("data: ")[1]) == {"n": 1}
+    b.publish("update", {"n": 2})
+    b.publish("update", {"n": 3})  # q2 now holds 3 > 2: dropped
+    assert b.clients == 1
+    b.unsubscribe(q1)
+    assert b.clients == 0
+
+
+def _read_event(resp, name: str, timeout: float = 5.0) -> dict:
+    end = time.time() + timeout
+    current = None
+    while time.time() < end:
+        line = resp.fp.readline().decode()
+        if line.startswith("event: "):
+            current = line[7:].strip()
+        elif line.startswith("data: ") and current == name:
+            return json.loads(line[6:])
+    raise AssertionError(f"no {name} event within {timeout}s")
+
+
+def test_an_event_reaches_every_open_stream_after_it_is_committed(tmp_path):
+    app = create_app(Config(data_dir=tmp_path, token="tok"))
+    with BackgroundServer(app, threads=8) as srv:
+        streams = []
+        for _ in range(3):
+            c = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10)
+            c.request("GET", "/stream")
+            r = c.getresponse()
+            assert r.status == 200 and r.getheader("Content-Type").startswith("text/event-stream")
+            streams.append(r)
+        deadline = time.time() + 5
+        while app.extensions["masta.broadcaster"].clients < 3 and time.time() < deadline:
+            time.sleep(0.01)
+        req = urllib.request.Request(srv.url + "/setup/api/game", method="POST",
+                                     data=json.dumps({"players": ["Ann", "Bob"]}).encode(),
+                                     headers={"Content-Type": "application/json", "X-Masta-Token": "tok"})
+        urllib.request.urlopen(req, timeout=10).read()
+        for r in streams:
+            msg = _read_event(r, "update")
+            assert msg["event"]["type"] == "setup" and msg["view"]["players"] == ["Ann", "Bob"]
+            # shown only after it was committed
+            seq = msg["event"]["seq"]
+            assert app.extensions["masta.store"].events(msg["view"]["evening"])[seq - 1]["type"] == "setup"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_masta_demo_serves_and_says_what_it_runs(tmp_path):
+    port = _free_port()
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen([sys.executable, "-m", "masta", "demo", "--port", str(port), "--data-dir", str(tmp_path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT, env=env)
+    try:
+        lines = []
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+            if "operator link" in line:
+                break
+        out = "".join(lines)
+        assert f"http://127.0.0.1:{port}/auth?token=" in out, out
+        while time.time() < deadline:  # the rest of the announcement
+            line = proc.stdout.readline()
+            lines.append(line)
+            if line.startswith("masta: database"):
+                break
+        line = proc.stdout.readline()
+        out = "".join(lines) + line
+        assert ("no demo video" in out) or ("no trained card detector" in out) or ("watching" in out), out
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/live/state.json", timeout=10) as r:
+            state = json.loads(r.read())
+        assert len(state["players"]) >= 2  # the demo table is set up
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/manual/", timeout=10) as r:
+            assert r.status == 200
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_masta_serve_refuses_a_bad_port_and_a_bad_db(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "masta", "serve", "--port", "70000", "--data-dir", str(tmp_path)],
+                       capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert r.returncode == 2 and "--port" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "masta", "serve", "--db", "nonsense", "--data-dir", str(tmp_path)],
+                       capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert r.returncode == 2 and "database URL" in r.stderr
