@@ -15,17 +15,17 @@ from .errors import ApiError
 from .frames import FrameHub
 from .table_service import TableService
 
-MODEL_CANDIDATES = ("models/cards.onnx", "models/detector.onnx", "models/best.onnx")
+#: vision.detector's default: the index detector, with card_index_classifier.onnx beside it.
+MODEL = "models/card_index_detector.onnx"
+CLASSIFIER = "models/card_index_classifier.onnx"
 
 
 def find_model(root: Path | None = None) -> Path | None:
-    """The trained detector shipped in models/ (first of MODEL_CANDIDATES, else any .onnx)."""
+    """The trained detector in models/ (both ONNX files of `masta train`), or None."""
     root = root or Path(__file__).resolve().parent.parent
-    for rel in MODEL_CANDIDATES:
-        if (root / rel).is_file():
-            return root / rel
-    found = sorted((root / "models").glob("*.onnx")) if (root / "models").is_dir() else []
-    return found[0] if found else None
+    if (root / MODEL).is_file() and (root / CLASSIFIER).is_file():
+        return root / MODEL
+    return None
 
 
 def load_detector(model: Path) -> Any:

@@ -97,11 +97,12 @@ def _camera(app, source: str | None, **kw) -> list[str]:
     model = find_model()
     if model is None:
         app.extensions["masta.frames"].status = "no trained card detector in models/: enter plays by hand"
-        return [f"no trained card detector (.onnx) in {ROOT / 'models'}: the camera is not watched; "
+        return [f"no trained card detector in {ROOT / 'models'} (card_index_detector.onnx and "
+                f"card_index_classifier.onnx, from `masta train`): the camera is not watched; "
                 f"enter plays on the manual-entry page /manual/"]
     try:
         detector = load_detector(model)
-    except (ImportError, ValueError, OSError) as exc:
+    except (ImportError, ValueError, OSError) as exc:  # includes FileNotFoundError
         return [f"cannot load the card detector {model}: {exc}; enter plays on /manual/"]
     attach_camera(app, detector, source, **kw)
     return [f"watching {source} with {model.name}"]
