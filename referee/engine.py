@@ -126,10 +126,11 @@ class GameState:
     def from_layout(cls, preset: Preset | str, hands: list[list[str]],
                     up: list[list[str]] | None = None, down: list[list[str]] | None = None,
                     stock: list[str] | None = None, pile: list[str] | None = None,
-                    turn: int = 0, out: list[str] | None = None) -> "GameState":
+                    turn: int = 0, out: list[str] | None = None, started: bool = True,
+                    dealer: int | None = None) -> "GameState":
         """A game in progress, from explicit zones (for tests and scenarios)."""
         n = len(hands)
-        g = cls(preset, n)
+        g = cls(preset, n, dealer=dealer)
         g.hands = [[parse_card(c) for c in h] for h in hands]
         g.up = [[parse_card(c) for c in h] for h in (up or [[] for _ in range(n)])]
         g.down = [[parse_card(c) for c in h] for h in (down or [[] for _ in range(n)])]
@@ -137,7 +138,7 @@ class GameState:
         g.pile = [parse_card(c) for c in (pile or [])]
         g.out = [parse_card(c) for c in (out or [])]
         g.turn = turn
-        g.started = True
+        g.started = started
         g._recompute_pile()
         for p in range(n):
             if not (g.hands[p] or g.up[p] or g.down[p]):
