@@ -37,6 +37,12 @@ class StreamedGame:
     order: list[str] = field(default_factory=list)
     over: bool = False
     plays: int = 0
+    #: cards_played seqs the engine's own `judge` ruled not legal although its
+    #: `legal_plays` offered them to the bot (an engine inconsistency: such a game's truth
+    #: is not self-consistent, so replay tests leave it out and count it)
+    engine_disagrees: list[int] = field(default_factory=list)
+    #: after the last event of each engine move: per player (hand, face_up, face_down), stock
+    counts: dict[int, tuple[dict[str, tuple[int, int, int]], int]] = field(default_factory=dict)
 
     @property
     def titles(self) -> dict[str, str]:
@@ -68,6 +74,13 @@ class _Recorder:
         self.emit("setup", "operator", **ev)
 
     def push(self, play: Play) -> None:
+        self._push(play)
+        g = self.g
+        self.out.counts[len(self.out.events)] = (
+            {name: (len(g.hands[i]), len(g.up[i]), len(g.down[i]))
+             for i, name in enumerate(self.names)}, len(g.stock))
+
+    def _push(self, play: Play) -> None:
         g = self.g
         p = g.turn if play.player is None else play.player
         name = self.names[p]
@@ -89,9 +102,10 @@ class _Recorder:
             other = next(q for q in range(g.n) if q != p and g.active[q])
             ruling = g.judge(Play(play.cards, play.source, p, other, False, play.turbo))
             engine_target = True
-        burns_before = g.burns
         seq = self.emit("cards_played", "camera", cards=list(play.cards))
         self.out.rulings[seq] = ruling.to_dict()
+        if ruling.verdict == "illegal":
+            self.out.engine_disagrees.append(seq)
         self.out.players_of[seq] = name
         if p != g.turn:
             self.emit("played_by", "operator", event=seq, player=name)
@@ -101,7 +115,9 @@ class _Recorder:
             tgt = g.turn if engine_target else play.target
             if tgt is not None:
                 self.emit("target", "operator", event=seq, player=self.names[tgt])
-        if g.burns > burns_before or ruling.verdict == "penalty":
+        if "blind_miss" in ruling.codes and g.pile:
+            self.out.engine_disagrees.append(seq)  # judged a miss, but push kept it
+        if not g.pile:  # burned, or a blind card picked up with the pot
             self.emit("pot_cleared", "camera")
         if self.operator_outs and len(g.finished) > finished_before and not g.over:
             self.emit("player_out", "operator", player=name)

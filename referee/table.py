@@ -112,6 +112,7 @@ class Game:
     last_ruling: dict | None = None
     last_played: int | None = None        # seq of the latest cards_played
     last_clear: int | None = None         # seq of the latest pot_cleared that was a pick-up
+    last_places: list[str] = field(default_factory=list)  # out on a special card
     prompts: list[dict] = field(default_factory=list)
     suspicions: list[dict] = field(default_factory=list)
     end_seq: int | None = None
@@ -503,7 +504,8 @@ class TableReferee:
             g.pot.extend(PotCard(c, seq, player, False) for c in cards)
             g.penalty = player
             return out
-        if ruling.verdict == "penalty":  # a blind card that does not fit: picked up now
+        if ruling.verdict == PENALTY and "blind_miss" in ruling.codes:
+            # a blind card that does not fit: picked up with the pot now
             g.pot.extend(PotCard(c, seq, player, True) for c in cards)
             out.extend(self._pick_up(g, player, seq, reason="blind_miss"))
             return out
@@ -518,7 +520,9 @@ class TableReferee:
         g.next = ruling.next
         if "reverse" in effects and not turbo:
             g.direction = -g.direction
-        out.extend(self._maybe_out(g, player, seq))
+        special = (g.preset.table.no_finish_on_special
+                   and self._finishes_on_special(g, cards))
+        out.extend(self._maybe_out(g, player, seq, special=special))
         if g.over:
             return out
         if turbo:  # a Turbo keeps the turn where it was, unless it burns and plays again
@@ -559,22 +563,26 @@ class TableReferee:
             return Ruling(ILLEGAL, [Reason("turbo_pending", "no Turbo while a player must "
                                            "answer", p.citation("turbo"))], [], str(req),
                           list(g.pile))
-        if p.table.no_finish_on_special and not turbo and seat is not None:
-            c = pilelib.compiled(p)
-            ranks = [rank_of(x) for x in cards]
-            r = ranks[-1] if len(set(ranks)) == 1 else max(
-                ranks, key=lambda x: c.scale_index.get(x, 0))
-            if r in c.special and self._would_finish(g, seat, len(cards), phase):
-                text = f"{seat.name} may not finish on {r}, a special card"
-                if phase == "down":
-                    return Ruling(PENALTY, [Reason("no_finish_on_special", text + ": it is "
-                                                   "picked up with the pot",
-                                                   p.citation("no_finish_on_special"))],
-                                  [], "any", [])
-                return Ruling(ILLEGAL, [Reason("no_finish_on_special", text,
-                                               p.citation("no_finish_on_special"))],
-                              [], str(req), list(g.pile))
+        if (p.table.no_finish_on_special and not turbo and seat is not None
+                and self._finishes_on_special(g, cards)
+                and self._would_finish(g, seat, len(cards), phase)):
+            ruling.verdict = PENALTY
+            ruling.reasons.append(Reason(
+                "no_finish_on_special", f"{seat.name} may not finish on "
+                f"{self._play_rank(g, cards)}, a special card: doing so makes {seat.name} the "
+                f"Shithead", p.citation("no_finish_on_special")))
         return ruling
+
+    @staticmethod
+    def _play_rank(g: Game, cards: list[str]) -> str:
+        """The rank a play ends on (the top of a straight)."""
+        c = pilelib.compiled(g.preset)
+        ranks = [rank_of(x) for x in cards]
+        return ranks[0] if len(set(ranks)) == 1 else max(
+            ranks, key=lambda x: c.scale_index.get(x, 0))
+
+    def _finishes_on_special(self, g: Game, cards: list[str]) -> bool:
+        return self._play_rank(g, cards) in pilelib.compiled(g.preset).special
 
     @staticmethod
     def _would_finish(g: Game, seat: Seat, k: int, phase: str) -> bool:
@@ -644,29 +652,37 @@ class TableReferee:
         return [{"kind": "pickup", "event": seq, "player": player, "cards": cards,
                  "removed": gone, "reason": reason}]
 
-    def _maybe_out(self, g: Game, player: str, seq: int) -> list[dict]:
+    def _maybe_out(self, g: Game, player: str, seq: int, special: bool = False) -> list[dict]:
         seat = g.seats[player]
         if seat.out or seat.total > 0 or g.stock > 0:
             return []
-        return self._set_out(g, player, seq)
+        return self._set_out(g, player, seq, special)
 
-    def _set_out(self, g: Game, player: str, seq: int) -> list[dict]:
+    def _set_out(self, g: Game, player: str, seq: int, special: bool = False) -> list[dict]:
+        """`player` has no cards left.  Where the preset forbids finishing on a special
+        card and they did, they are out as the Shithead: placed last, behind everyone."""
         seat = g.seats[player]
         seat.hand = seat.face_up = seat.face_down = 0
         seat.out = True
-        g.order.append(player)
-        seat.place = len(g.order)
-        out = [{"kind": "out", "event": seq, "player": player, "place": seat.place}]
+        if special:
+            g.last_places.append(player)
+            out = [{"kind": "out", "event": seq, "player": player, "place": None,
+                    "last": True, "text": f"{player} finished on a special card and is "
+                                          f"placed last"}]
+        else:
+            g.order.append(player)
+            seat.place = len(g.order)
+            out = [{"kind": "out", "event": seq, "player": player, "place": seat.place}]
         for s in g.ledger.player_out(player, seq):
             out.append(self._suspect(g, s))
         self._drop_prompts(g, "desync", player=player)
         active = g.active()
         if len(active) <= 1:
-            if active:
-                last = active[0]
-                g.order.append(last)
-                g.seats[last].place = len(g.order)
-                g.seats[last].out = True
+            g.order.extend(active)
+            g.order.extend(reversed(g.last_places))
+            for i, name in enumerate(g.order, start=1):
+                g.seats[name].place = i
+                g.seats[name].out = True
             g.over = True
             g.end_seq = seq
             g.turn = None
