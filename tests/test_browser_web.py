@@ -78,6 +78,7 @@ def test_live_ruling_correction_and_standings(server, browser):
     # the operator corrects the misread on the rulings page: the ruling turns legal
     rulings = live
     rulings.goto(f"{base}/rulings/")
+    rulings.locator("#e3 summary").click()
     rulings.fill('input[aria-label="real cards of #3"]', "6S")
     rulings.locator("#e3 .fix-correct").click()
     expect(rulings.locator("#e3 .fixes")).to_contain_text("Dee")
@@ -95,6 +96,7 @@ def test_live_ruling_correction_and_standings(server, browser):
 
     # a correction: Bob was not out after all (void #5); Cy goes out instead; standings change
     rulings.on("dialog", lambda d: d.accept())
+    rulings.locator("#e5 summary").click()
     rulings.locator("#e5 button.danger").click()
     expect(evening.locator("#standings")).to_contain_text("No finished game yet")
     api(base, "/manual/api/events", {"type": "player_out", "player": "Cy"})

@@ -65,10 +65,15 @@
     const note = h("input", { placeholder: "note", size: 10 });
     kids.push(note, h("button", { type: "button", onclick: () =>
       post("/rulings/api/corrections", { type: "note", event: seq, text: note.value }) }, "Note"));
-    return h("div", { class: "row editor" }, kids);
+    return h("details", { class: "editor" }, h("summary", {}, "Correct #" + seq + "…"), h("div", { class: "row" }, kids));
   }
 
   function render(entries, players) {
+    // keep what the operator was typing: re-open the same editors with the same values
+    const kept = {};
+    box.querySelectorAll("details.editor[open]").forEach((d) => {
+      kept[d.closest("article").dataset.seq] = [...d.querySelectorAll("input, select")].map((i) => i.value);
+    });
     const voided = new Set(entries.filter((r) => r.event.type === "void").map((r) => r.event.event));
     box.replaceChildren(...entries.map((r) => {
       const ev = r.event;
@@ -83,6 +88,12 @@
           r.fixes.map((f) => h("div", {}, "#" + f.seq + " ", describe(f), h("span", { class: "muted" }, " — " + who(f))))) : null,
         editor(ev, players));
     }));
+    for (const [seq, values] of Object.entries(kept)) {
+      const d = box.querySelector("#e" + seq + " details.editor");
+      if (!d) continue;
+      d.open = true;
+      d.querySelectorAll("input, select").forEach((i, k) => { if (values[k] !== undefined) i.value = values[k]; });
+    }
   }
 
   async function refresh() {

@@ -1,0 +1,88 @@
+"""Screenshots of every page at phone and laptop widths for docs/ and the README.
+
+    .venv/bin/python -m web.screenshots [--out docs/screenshots]
+
+Plays a short evening through the real app (two games, a misread corrected, an order and a
+vote), then photographs each page with Debian's chromium.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import urllib.request
+from pathlib import Path
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync"]
+WIDTHS = {"phone": (390, 844), "laptop": (1280, 800)}
+PAGES = {"live": "/live/", "rulings": "/rulings/", "manual": "/manual/", "evening": "/evening/",
+         "setup": "/setup/", "export": "/export/"}
+TOKEN = "screenshot-token"
+
+
+def _post(base: str, path: str, body: dict) -> dict:
+    req = urllib.request.Request(base + path, data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json", "X-Masta-Token": TOKEN,
+                                          "X-Masta-By": "Dee"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def play_evening(base: str) -> None:
+    ev = lambda body: _post(base, "/manual/api/events", body)  # noqa: E731
+    fix = lambda body: _post(base, "/rulings/api/corrections", body)  # noqa: E731
+    _post(base, "/setup/api/game", {"players": ["Ann", "Bob", "Cy", "Dee"], "dealer": "Dee"})
+    for cards in (["5H"], ["7S"], ["4D"]):
+        ev({"type": "cards_played", "cards": cards, "conf": [0.97] * len(cards)})
+    fix({"type": "correct", "event": 4, "cards": ["8D"]})
+    fix({"type": "note", "text": "Cy's card was half hidden by a sleeve", "event": 4})
+    seqs = [ev({"type": "player_out", "player": p})["event"]["seq"] for p in ("Bob", "Ann", "Cy")]
+    for s in seqs:
+        fix({"type": "confirm", "event": s})
+    _post(base, "/setup/api/game", {"players": ["Ann", "Bob", "Cy", "Dee"], "dealer": "Dee"})
+    _post(base, "/evening/api/events", {"type": "order", "player": "Bob", "text": "Dee shuffles with a smile"})
+    for cards in (["6C"], ["6D", "6S"], ["QH"], ["10C"], ["9S"], ["3H"]):
+        ev({"type": "cards_played", "cards": cards})
+    ev({"type": "cards_played", "cards": ["4C"]})
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description="screenshots of every page")
+    ap.add_argument("--out", default="docs/screenshots")
+    args = ap.parse_args()
+    if not Path(CHROMIUM).exists():
+        print(f"{CHROMIUM} is missing: apt-get install -y chromium", file=sys.stderr)
+        return 2
+    from playwright.sync_api import sync_playwright
+
+    from .app import create_app
+    from .config import Config
+    from .server import BackgroundServer
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as d:
+        app = create_app(Config(data_dir=Path(d), token=TOKEN))
+        with BackgroundServer(app, threads=16) as srv, sync_playwright() as p:
+            play_evening(srv.url)
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+            for kind, (w, h) in WIDTHS.items():
+                ctx = browser.new_context(viewport={"width": w, "height": h}, device_scale_factor=1)
+                page = ctx.new_page()
+                page.goto(f"{srv.url}/auth?token={TOKEN}&name=Dee")
+                for name, path in PAGES.items():
+                    page.goto(srv.url + path)
+                    page.wait_for_load_state("networkidle") if name not in ("live", "rulings", "manual", "evening") else page.wait_for_timeout(600)
+                    target = out / f"{name}-{kind}.png"
+                    page.screenshot(path=str(target), full_page=(kind == "laptop"))
+                    print(target)
+                ctx.close()
+            browser.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
