@@ -116,3 +116,63 @@ def test_masta_serve_refuses_a_bad_port_and_a_bad_db(tmp_path):
     r = subprocess.run([sys.executable, "-m", "masta", "serve", "--db", "nonsense", "--data-dir", str(tmp_path)],
                        capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert r.returncode == 2 and "database URL" in r.stderr
+
+
+def test_camera_events_go_through_the_same_path(tmp_path):
+    """What the pot watcher decides is checked, ruled, committed and pushed like a tap."""
+    from vision.pot_watcher import WatchEvent
+
+    from web.camera import CameraRunner
+
+    app = create_app(Config(data_dir=tmp_path, token="tok"))
+    table = app.extensions["masta.table"]
+    runner = CameraRunner(table, app.extensions["masta.frames"], detector=None)
+    played = WatchEvent("cards_played", 1.0, 0.8, 30, cards=["QS"], conf=[0.41], low_conf=True,
+                        evidence={"before": "e1-before.jpg", "after": "e1-after.jpg"})
+    assert runner.referee(played.to_log_event()) == []  # no game yet: reported, not recorded
+    assert "no game" in runner.errors[-1] and table.log == []
+    table.submit({"type": "setup", "players": ["Ann", "Bob"], "dealer": "Bob"}, source="operator")
+    out = runner.referee(played.to_log_event())
+    assert out[0]["kind"] == "ruling" and out[0]["verdict"] == "legal"
+    ev = table.log[-1]
+    assert ev["source"] == "camera" and ev["cards"] == ["QS"] and ev["conf"] == [0.41]
+    assert ev["meta"]["low_conf"] is True and ev["evidence"]["after"] == "e1-after.jpg"
+    mismatch = WatchEvent("mismatch", 2.0, 1.9, 60, cards=["QS"], detail="a card was taken back")
+    runner.referee(mismatch.to_log_event())
+    assert table.log[-1]["type"] == "note" and "taken back" in table.log[-1]["text"]
+    assert table.log[-1]["meta"]["cards"] == ["QS"]
+
+
+def test_camera_runner_reads_a_real_video_and_shows_frames(tmp_path):
+    """A video file through OpenCV and vision.pipeline: frames reach the live page's hub."""
+    import cv2
+    import numpy as np
+
+    from web.camera import attach_camera, wait_for
+
+    video = tmp_path / "table.avi"
+    w = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 15, (160, 120))
+    for i in range(30):
+        w.write(np.full((120, 160, 3), 40 + i, np.uint8))
+    w.release()
+
+    class SeesNothing:  # an empty table: the detector finds no card
+        def detect(self, frame):
+            return []
+
+    app = create_app(Config(data_dir=tmp_path / "data", token="tok"))
+    runner = attach_camera(app, SeesNothing(), str(video), pace=True)
+    try:
+        assert wait_for(lambda: app.extensions["masta.frames"].latest() is not None, 10)
+        jpeg = app.extensions["masta.frames"].latest()
+        assert jpeg[:2] == b"\xff\xd8"
+        r = app.test_client().get("/live/frame.jpg")
+        assert r.status_code == 200 and r.mimetype == "image/jpeg"
+        c = app.test_client()
+        assert c.post("/setup/api/pot-zone", json={"zone": [0.1, 0.1, 0.9, 0.9]},
+                      headers={"X-Masta-Token": "tok"}).status_code == 201
+        assert runner.zone == (0.1, 0.1, 0.9, 0.9)
+        bad = c.post("/setup/api/camera", json={"source": str(tmp_path / "missing.mp4")}, headers={"X-Masta-Token": "tok"})
+        assert bad.status_code == 400 and "cannot open camera" in bad.json["error"]
+    finally:
+        runner.stop()

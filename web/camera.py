@@ -74,13 +74,12 @@ class CameraRunner:
         from vision.pipeline import Pipeline
         from vision.source import open_source
 
-        self.stop()
-        self._stop = threading.Event()
-
         def on_status(st) -> None:
             self.frames.status = f"camera {st.kind}: {st.message}"
 
-        src = open_source(source, on_status=on_status, pace=self.pace, live=self.live)
+        src = open_source(source, on_status=on_status, pace=self.pace, live=self.live)  # may refuse: old camera goes on
+        self.stop()
+        self._stop = threading.Event()
         self.pipe = Pipeline(src, self.detector, referee=self.referee, on_status=on_status)
         if self.zone:
             self.pipe.watcher.set_zone(self.zone)
