@@ -22,6 +22,8 @@ The API the web server (and `masta watch`) builds on:
   after the referee ruled; `PipelineEvent.to_json()` is the `masta watch --json` line.
 * `on_status(SourceStatus)`: source health (`dropped`, `retrying`, `reconnected`, ...).
   A dropping live source never stops `run`; only `stop_event` or the end of a file does.
+* `on_frame(Frame)` (optional): called with every frame before the watcher sees it (a live
+  preview, a recorder, or the bench's oracle detector which must know the frame index).
 * `priors_fn() -> Priors` (optional): what the referee knows, for ranking ambiguous reads.
 * `events(stop_event)` is the same loop as a generator of `PipelineEvent`s.
 * `snapshot_jpeg()` returns the latest frame (pot zone drawn) as JPEG bytes for a live view;
@@ -42,7 +44,7 @@ import cv2
 import numpy as np
 
 from vision.pot_watcher import PotWatcher, Priors, WatchEvent, WatcherConfig
-from vision.source import FrameSource, SourceStatus
+from vision.source import Frame, FrameSource, SourceStatus
 
 RefereeFn = Callable[[dict[str, Any]], list[dict[str, Any]]]
 
@@ -116,6 +118,7 @@ class Pipeline:
                  on_status: Callable[[SourceStatus], None] | None = None,
                  watcher: PotWatcher | None = None, config: WatcherConfig | None = None,
                  priors_fn: Callable[[], Priors] | None = None,
+                 on_frame: Callable[[Frame], None] | None = None,
                  clock: Callable[[], float] = time.time):
         self.source = source
         self.detector = detector
@@ -126,6 +129,7 @@ class Pipeline:
         self.watcher = watcher or PotWatcher(config, priors_fn=priors_fn)
         if priors_fn is not None:
             self.watcher.priors_fn = priors_fn
+        self.on_frame = on_frame
         self.clock = clock
         self.stats = PipelineStats()
         self._latest: np.ndarray | None = None
@@ -143,6 +147,8 @@ class Pipeline:
                 arrived = time.perf_counter()
                 with self._latest_lock:
                     self._latest = frame.image
+                if self.on_frame is not None:
+                    self.on_frame(frame)
                 for wev in self.watcher.feed(frame.image, frame.t, frame.index, self._detect):
                     event = wev.to_log_event()
                     event["t"] = round(self.clock(), 3)

@@ -52,14 +52,19 @@ DEFAULT_ZONE: Zone = (0.22, 0.2, 0.78, 0.8)
 class WatcherConfig:
     """Tuning knobs; the defaults are tuned on 30 fps overhead video at 640x480."""
     motion_width: int = 96          # width of the downscaled motion image
-    motion_threshold: float = 0.06  # mean |diff| in std units inside the zone = "moving"
+    pixel_diff: float = 0.2         # a pixel changed by more than this (std units) moved
+    motion_threshold: float = 0.004 # share of moved pixels in the zone = "moving"
     still_frames: int = 3           # still frames before the detector is asked
     read_frames: int = 3            # agreeing still reads needed to settle
     presence: float = 0.6           # share of reads a card must appear in
-    same_scene: float = 0.03        # still frame this close to the settled one: no re-read
+    same_scene: float = 0.004       # still frame this close to the settled one: no re-read
     low_conf: float = 0.6           # mean confidence under this: ask the operator
     iou_cluster: float = 0.3        # boxes in different reads closer than this: one card
-    zone_margin_cards: float = 0.8  # auto zone margin around played cards, in card sizes
+    zone_margin_cards: float = 0.5  # auto zone margin around played cards, in card sizes
+    ring_px: int = 2                # width of the zone-border band checked for arms
+    ring_diff: float = 0.6          # per-pixel change (std units) that counts in the band
+    ring_share: float = 0.02        # share of the band changed = something crosses the edge
+    hand_patience: int = 15         # still frames after which a crossing no longer blocks
     decks: int = 1
     evidence_dir: Path | None = None
     jpeg_quality: int = 80
@@ -166,7 +171,14 @@ def consensus(reads: Sequence[Sequence[DetectionLike]], priors: Priors, cfg: Wat
         contested = c["votes"][card] < 0.75 * total
         low = conf < cfg.low_conf or contested or card != raw_top or card in priors.impossible
         out.append(Observation(card, conf, tuple(c["box"]), low, {k: round(v / len(reads), 3) for k, v in c["votes"].items()}))
-    return out
+    # a physical card cannot be seen more often than the decks hold it: keep the best reads
+    kept: list[Observation] = []
+    seen: Counter[str] = Counter()
+    for o in sorted(out, key=lambda o: -o.conf):
+        if seen[o.card] < max(1, priors.copies):
+            kept.append(o)
+            seen[o.card] += 1
+    return kept
 
 
 class PotWatcher:
@@ -228,20 +240,22 @@ class PotWatcher:
         return int(x0 * w), int(y0 * h), int(np.ceil(x1 * w)), int(np.ceil(y1 * h))
 
     def _grow_zone(self, obs: Sequence[Observation], shape) -> None:
+        """Auto zone: around where played cards land, one card length of margin."""
         if self.zone_locked or not obs:
             return
         h, w = shape[:2]
         for o in obs:
-            self._played_boxes.append((o.box[0] / w, o.box[1] / h, o.box[2] / w, o.box[3] / h))
+            self._played_boxes.append(tuple(float(v) for v in o.box))
         boxes = np.array(self._played_boxes[-40:])
-        cw = float(np.median(boxes[:, 2] - boxes[:, 0]))
-        ch = float(np.median(boxes[:, 3] - boxes[:, 1]))
-        m = self.cfg.zone_margin_cards
-        cx, cy = float(np.median((boxes[:, 0] + boxes[:, 2]) / 2)), float(np.median((boxes[:, 1] + boxes[:, 3]) / 2))
-        half_w = max(1.5 * cw, cx - boxes[:, 0].min(), boxes[:, 2].max() - cx) + m * cw
-        half_h = max(1.5 * ch, cy - boxes[:, 1].min(), boxes[:, 3].max() - cy) + m * ch
+        size = float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]))) * 0.85
+        cx = float(np.median((boxes[:, 0] + boxes[:, 2]) / 2))
+        cy = float(np.median((boxes[:, 1] + boxes[:, 3]) / 2))
+        m = self.cfg.zone_margin_cards * size
+        half_w = max(size, cx - boxes[:, 0].min(), boxes[:, 2].max() - cx) + m
+        half_h = max(size, cy - boxes[:, 1].min(), boxes[:, 3].max() - cy) + m
         with self._lock:
-            self._zone = (max(0.0, cx - half_w), max(0.0, cy - half_h), min(1.0, cx + half_w), min(1.0, cy + half_h))
+            self._zone = (max(0.0, (cx - half_w) / w), max(0.0, (cy - half_h) / h),
+                          min(1.0, (cx + half_w) / w), min(1.0, (cy + half_h) / h))
 
     def in_zone(self, box, shape) -> bool:
         x0, y0, x1, y1 = self.zone_pixels(shape)
@@ -265,7 +279,28 @@ class PotWatcher:
         mx, my = 0.04, 0.05
         xa, xb = int(max(0, x0 - mx) * sw), int(np.ceil(min(1, x1 + mx) * sw))
         ya, yb = int(max(0, y0 - my) * sh), int(np.ceil(min(1, y1 + my) * sh))
-        return float(np.abs(a[ya:yb, xa:xb] - b[ya:yb, xa:xb]).mean())
+        return float((np.abs(a[ya:yb, xa:xb] - b[ya:yb, xa:xb]) > self.cfg.pixel_diff).mean())
+
+    def _crosses_border(self, small: np.ndarray, ref: np.ndarray) -> bool:
+        """True when the scene differs from the settled one along the zone's border: cards
+        land inside the zone, but an arm always crosses its edge."""
+        sh, sw = small.shape
+        x0, y0, x1, y1 = self.zone
+        xa, xb = int(x0 * sw), min(sw, int(np.ceil(x1 * sw)))
+        ya, yb = int(y0 * sh), min(sh, int(np.ceil(y1 * sh)))
+        r = self.cfg.ring_px
+        # shift-tolerant difference: a bumped camera moves everything a pixel or two
+        pad = np.pad(ref, 1, mode="edge")
+        diff = np.full(small.shape, np.inf, np.float32)
+        for dy in (0, 1, 2):
+            for dx in (0, 1, 2):
+                np.minimum(diff, np.abs(small - pad[dy:dy + sh, dx:dx + sw]), out=diff)
+        changed = diff > self.cfg.ring_diff
+        inner = np.zeros_like(changed)
+        inner[max(0, ya - r):yb + r, max(0, xa - r):xb + r] = True
+        inner[ya + r:max(ya + r, yb - r), xa + r:max(xa + r, xb - r)] = False
+        ring = changed[inner]
+        return bool(ring.size) and float(ring.mean()) > self.cfg.ring_share
 
     # -- the main loop -------------------------------------------------------------------
     def feed(self, image: np.ndarray, t: float, index: int, detect: Detect) -> list[WatchEvent]:
@@ -286,11 +321,14 @@ class PotWatcher:
             self._t_still = t
         if self._done or self._still < self.cfg.still_frames:
             return []
-        if not self._reads and self._settled_small is not None \
-                and self._settled_small.shape == small.shape \
-                and self._zone_diff(small, self._settled_small) < self.cfg.same_scene:
-            self._done = True  # same scene as the settled one: nothing to read
-            return []
+        ref = self._settled_small if self._settled_small is not None and \
+            self._settled_small.shape == small.shape else None
+        if ref is not None and not self._reads:
+            if self._zone_diff(small, ref) < self.cfg.same_scene:
+                self._done = True  # same scene as the settled one: nothing to read
+                return []
+            if self._still < self.cfg.hand_patience and self._crosses_border(small, ref):
+                return []  # something reaches in across the zone's edge: a hand, wait
         dets = [d for d in detect(image) if self.in_zone(d.box, image.shape)]
         self.detector_calls += 1
         self._reads.append(dets)
