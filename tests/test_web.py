@@ -466,3 +466,14 @@ def test_unknown_routes_and_methods(client):
     r = client.get("/nowhere", headers={"Accept": "application/json"})
     assert r.status_code == 404 and r.json["error"]
     assert client.get("/manual/api/events").status_code == 405
+
+
+def test_two_tables_share_one_database(tmp_path):
+    a = make_app(tmp_path, table="red")
+    b = make_app(tmp_path, table="blue")
+    setup_game(a.test_client(), players=("Ann", "Bob"), dealer="Bob")
+    setup_game(b.test_client(), players=("Xi", "Yu"), dealer="Yu")
+    assert a.test_client().get("/live/state.json").json["players"] == ["Ann", "Bob"]
+    assert b.test_client().get("/live/state.json").json["players"] == ["Xi", "Yu"]
+    again = make_app(tmp_path, table="red")  # restarted: still the red table's game
+    assert again.test_client().get("/live/state.json").json["players"] == ["Ann", "Bob"]

@@ -126,9 +126,11 @@ def test_camera_events_go_through_the_same_path(tmp_path):
 
     app = create_app(Config(data_dir=tmp_path, token="tok"))
     table = app.extensions["masta.table"]
-    runner = CameraRunner(table, app.extensions["masta.frames"], detector=None)
+    evidence = app.config["MASTA"].evidence_dir
+    runner = CameraRunner(table, app.extensions["masta.frames"], detector=None, evidence_dir=evidence)
     played = WatchEvent("cards_played", 1.0, 0.8, 30, cards=["QS"], conf=[0.41], low_conf=True,
-                        evidence={"before": "e1-before.jpg", "after": "e1-after.jpg"})
+                        evidence={"before": str(evidence / "evening-1" / "e1-before.jpg"),
+                                  "after": str(evidence / "evening-1" / "e1-after.jpg")})
     assert runner.referee(played.to_log_event()) == []  # no game yet: reported, not recorded
     assert "no game" in runner.errors[-1] and table.log == []
     table.submit({"type": "setup", "players": ["Ann", "Bob"], "dealer": "Bob"}, source="operator")
@@ -136,7 +138,7 @@ def test_camera_events_go_through_the_same_path(tmp_path):
     assert out[0]["kind"] == "ruling" and out[0]["verdict"] == "legal"
     ev = table.log[-1]
     assert ev["source"] == "camera" and ev["cards"] == ["QS"] and ev["conf"] == [0.41]
-    assert ev["meta"]["low_conf"] is True and ev["evidence"]["after"] == "e1-after.jpg"
+    assert ev["meta"]["low_conf"] is True and ev["evidence"]["after"] == "evening-1/e1-after.jpg"
     mismatch = WatchEvent("mismatch", 2.0, 1.9, 60, cards=["QS"], detail="a card was taken back")
     runner.referee(mismatch.to_log_event())
     assert table.log[-1]["type"] == "note" and "taken back" in table.log[-1]["text"]

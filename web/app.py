@@ -40,7 +40,7 @@ def create_app(config: Config | None = None, store: Store | None = None) -> Flas
     app.extensions["masta.token"] = token
     app.extensions["masta.broadcaster"] = broadcaster
     app.extensions["masta.frames"] = FrameHub()
-    app.extensions["masta.table"] = TableService(store, broadcaster)
+    app.extensions["masta.table"] = TableService(store, broadcaster, table_name=config.table)
 
     from .evening.views import bp as evening_bp
     from .export.views import bp as export_bp

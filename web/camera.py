@@ -38,13 +38,14 @@ class CameraRunner:
 
     def __init__(self, table: TableService, frames: FrameHub, detector: Any, *,
                  zone: tuple[float, float, float, float] | None = None, pace: bool = False,
-                 live: bool | None = None):
+                 live: bool | None = None, evidence_dir: Path | None = None):
         self.table = table
         self.frames = frames
         self.detector = detector
         self.zone = zone
         self.pace = pace
         self.live = live
+        self.evidence_dir = Path(evidence_dir) if evidence_dir else None
         self.source: str | None = None
         self.pipe: Any = None
         self._stop = threading.Event()
@@ -63,6 +64,8 @@ class CameraRunner:
         raw.pop("t", None)
         if meta:
             raw["meta"] = meta
+        if isinstance(raw.get("evidence"), dict):
+            raw["evidence"] = {k: self._relative(v) for k, v in raw["evidence"].items()}
         try:
             return self.table.submit(raw, source="camera")["outputs"]
         except ApiError as exc:  # for example no game set up yet: say so, keep watching
@@ -70,8 +73,23 @@ class CameraRunner:
             self.frames.status = f"camera event not recorded: {exc.message}"
             return []
 
+    def _relative(self, path: str) -> str:
+        """Evidence paths as the /evidence/ route serves them: relative to the evidence folder."""
+        if self.evidence_dir is None:
+            return str(path)
+        try:
+            return Path(path).resolve().relative_to(self.evidence_dir.resolve()).as_posix()
+        except ValueError:
+            return str(path)
+
+    def _priors(self):
+        from vision.pipeline import priors_from_view
+        with self.table.lock:
+            return priors_from_view(self.table.view().get("table") or {})
+
     def start(self, source: str) -> str:
         from vision.pipeline import Pipeline
+        from vision.pot_watcher import WatcherConfig
         from vision.source import open_source
 
         def on_status(st) -> None:
@@ -80,7 +98,10 @@ class CameraRunner:
         src = open_source(source, on_status=on_status, pace=self.pace, live=self.live)  # may refuse: old camera goes on
         self.stop()
         self._stop = threading.Event()
-        self.pipe = Pipeline(src, self.detector, referee=self.referee, on_status=on_status)
+        cfg = WatcherConfig(evidence_dir=self.evidence_dir / f"evening-{self.table.evening_id}"
+                            if self.evidence_dir else None)
+        self.pipe = Pipeline(src, self.detector, referee=self.referee, on_status=on_status, config=cfg,
+                             priors_fn=self._priors)
         if self.zone:
             self.pipe.watcher.set_zone(self.zone)
         self.source = source
@@ -131,8 +152,9 @@ class CameraRunner:
 
 def attach_camera(app, detector: Any, source: str | None, **kw) -> CameraRunner:
     """Wire a CameraRunner into `app` (set-up page: camera source and pot zone go to it)."""
+    zone = app.extensions["masta.store"].get_setting("pot_zone")
     runner = CameraRunner(app.extensions["masta.table"], app.extensions["masta.frames"], detector,
-                          zone=app.extensions["masta.store"].get_setting("pot_zone"), **kw)
+                          zone=tuple(zone) if zone else None, evidence_dir=app.config["MASTA"].evidence_dir, **kw)
     app.extensions["masta.camera"] = runner
     app.extensions["masta.restart_camera"] = runner.restart
     app.extensions["masta.set_zone"] = runner.set_zone

@@ -32,6 +32,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument("--db", default=None, help="SQLAlchemy URL (default: SQLite file in the data folder), "
                                               "for example postgresql://user@host/masta")
+    p.add_argument("--table", default="main",
+                   help="which table of the club (several servers may share one --db), default main")
     p.add_argument("--data-dir", default=None, help="data folder (default: $MASTA_DATA_DIR or ~/.local/share/masta)")
     p.add_argument("--threads", type=int, default=64, help="server threads (each open page holds one)")
 
@@ -41,7 +43,7 @@ def _config(args, **kw):
     if not 1 <= args.port <= 65535:
         raise ValueError(f"--port must be between 1 and 65535, not {args.port}")
     return Config(data_dir=Path(args.data_dir) if args.data_dir else default_data_dir(),
-                  db_url=args.db, host=args.host, port=args.port, threads=args.threads, **kw)
+                  db_url=args.db, table=args.table, host=args.host, port=args.port, threads=args.threads, **kw)
 
 
 def _build(config):

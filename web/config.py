@@ -25,6 +25,8 @@ class Config:
     evidence_dir: Path | None = None
     #: The operator token; None means the one saved in the database (made on first start).
     token: str | None = None
+    #: Which table of the club this server referees (several may share one database).
+    table: str = "main"
     host: str = "127.0.0.1"
     port: int = 8000
     #: Camera source shown on the set-up page (webcam index, file, URL); None: manual entry only.

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (Column, Float, ForeignKey, Integer, MetaData, String, Table, Text,
-                        UniqueConstraint, create_engine, event, func, insert, select, text)
+                        UniqueConstraint, create_engine, event, func, insert, inspect, select, text)
 from sqlalchemy.engine import Engine
 
 metadata = MetaData()
@@ -24,6 +24,8 @@ evenings = Table(
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("name", String(200), nullable=False),
     Column("created", Float, nullable=False),
+    #: which table of the club: several `masta serve --table NAME` may share one database
+    Column("table_name", String(80), nullable=False, default="main", index=True),
 )
 
 events = Table(
@@ -84,6 +86,10 @@ class Store:
                 cur.execute("PRAGMA foreign_keys=ON")
                 cur.close()
         metadata.create_all(self.engine)
+        cols = {c["name"] for c in inspect(self.engine).get_columns("evenings")}
+        if "table_name" not in cols:  # a database from before tables had names
+            with self.engine.begin() as conn:
+                conn.execute(text("ALTER TABLE evenings ADD COLUMN table_name VARCHAR(80) NOT NULL DEFAULT 'main'"))
         if url.startswith("sqlite"):
             with self.engine.begin() as conn:
                 for stmt in _APPEND_ONLY_SQLITE:
@@ -91,15 +97,16 @@ class Store:
         self._lock = threading.Lock()
 
     # --- evenings -------------------------------------------------------------------
-    def new_evening(self, name: str | None = None) -> int:
+    def new_evening(self, name: str | None = None, table: str = "main") -> int:
         with self.engine.begin() as conn:
             now = time.time()
             name = name or time.strftime("Evening of %Y-%m-%d", time.localtime(now))
-            return int(conn.execute(insert(evenings).values(name=name, created=now)).inserted_primary_key[0])
+            return int(conn.execute(insert(evenings).values(name=name, created=now, table_name=table))
+                       .inserted_primary_key[0])
 
-    def latest_evening(self) -> int | None:
+    def latest_evening(self, table: str = "main") -> int | None:
         with self.engine.connect() as conn:
-            row = conn.execute(select(func.max(evenings.c.id))).scalar()
+            row = conn.execute(select(func.max(evenings.c.id)).where(evenings.c.table_name == table)).scalar()
         return None if row is None else int(row)
 
     def evening(self, evening_id: int) -> dict | None:
@@ -107,9 +114,12 @@ class Store:
             row = conn.execute(select(evenings).where(evenings.c.id == evening_id)).mappings().first()
         return None if row is None else dict(row)
 
-    def list_evenings(self) -> list[dict]:
+    def list_evenings(self, table: str | None = None) -> list[dict]:
+        q = select(evenings).order_by(evenings.c.id)
+        if table is not None:
+            q = q.where(evenings.c.table_name == table)
         with self.engine.connect() as conn:
-            return [dict(r) for r in conn.execute(select(evenings).order_by(evenings.c.id)).mappings()]
+            return [dict(r) for r in conn.execute(q).mappings()]
 
     # --- events ---------------------------------------------------------------------
     def next_seq(self, evening_id: int) -> int:

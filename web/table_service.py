@@ -21,11 +21,14 @@ from .validate import TABLE_TYPES, normalise
 class TableService:
     """One table's evening: its log in `store`, its referee in memory."""
 
-    def __init__(self, store: Store, broadcaster: Broadcaster, evening_id: int | None = None):
+    def __init__(self, store: Store, broadcaster: Broadcaster, evening_id: int | None = None,
+                 table_name: str = "main"):
         self.store = store
+        self.table_name = table_name
         self.broadcaster = broadcaster
         self.lock = threading.RLock()
-        self.evening_id = evening_id or store.latest_evening() or store.new_evening()
+        self.evening_id = (evening_id or store.latest_evening(table_name)
+                           or store.new_evening(table=table_name))
         self.log: list[dict] = []
         self.referee: Any = None
         self.evening: Any = None
@@ -48,7 +51,7 @@ class TableService:
 
     def new_evening(self, name: str | None = None) -> int:
         with self.lock:
-            self.evening_id = self.store.new_evening(name)
+            self.evening_id = self.store.new_evening(name, table=self.table_name)
             self.load()
         self.broadcaster.publish("reload", {"evening": self.evening_id})
         return self.evening_id

@@ -72,7 +72,7 @@ def _jsonl(events: list[dict], filename: str) -> Response:
 @bp.get("/")
 def page():
     store = current_app.extensions["masta.store"]
-    evenings = [dict(e, games=store.games(e["id"]), events=store.count_events(e["id"])) for e in store.list_evenings()]
+    evenings = [dict(e, games=store.games(e["id"]), events=store.count_events(e["id"])) for e in store.list_evenings(table().table_name)]
     return render_template("export/page.html", evenings=evenings, current=table().evening_id)
 
 
