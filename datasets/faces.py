@@ -118,8 +118,8 @@ def _find_index(img: np.ndarray, window: Box) -> Box | None:
     if not boxes:
         return None
     b = np.array(boxes)
-    return (x0 + b[:, 0].min() - 1.0, y0 + b[:, 1].min() - 1.0,
-            x0 + b[:, 2].max() + 1.0, y0 + b[:, 3].max() + 1.0)
+    return (max(0.0, x0 + b[:, 0].min() - 1.0), max(0.0, y0 + b[:, 1].min() - 1.0),
+            min(float(w), x0 + b[:, 2].max() + 1.0), min(float(h), y0 + b[:, 3].max() + 1.0))
 
 
 def _rot180(box: Box, w: int, h: int) -> Box:

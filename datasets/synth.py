@@ -56,6 +56,18 @@ class SynthConfig:
     min_cards: int = 1
     max_cards: int = 30
     occluders: bool = True
+    camera: bool = True  # perspective, light, glare, blur, noise
+
+
+@dataclass
+class Placement:
+    """An explicit drop (for tests): card id, centre (x, y), angle in degrees, height in px."""
+
+    card: str
+    x: float
+    y: float
+    angle: float
+    height: float
 
 
 # --------------------------------------------------------------------------- backgrounds
@@ -349,8 +361,12 @@ def _photometric(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- scene
-def render_scene(rng: np.random.Generator, cfg: SynthConfig) -> Scene:
-    """One synthetic photo of a pot, with its readable corner indices."""
+def render_scene(rng: np.random.Generator, cfg: SynthConfig,
+                 placements: list[Placement] | None = None) -> Scene:
+    """One synthetic photo of a pot, with its readable corner indices.
+
+    `placements` replaces the random pot by explicit drops, bottom first (for tests).
+    """
     aspect = float(rng.choice([0.75, 0.75, 0.75, 1.0, 1.0, 0.5625]))
     W = cfg.size
     H = int(round(cfg.size * aspect))
@@ -374,7 +390,9 @@ def render_scene(rng: np.random.Generator, cfg: SynthConfig) -> Scene:
     if rng.random() < 0.25 and cfg.occluders:  # a few cards or backs lying around first
         for _ in range(int(rng.integers(1, 4))):
             _distractor(rng, canvas, idmap, card_h)
-    for play in plays:
+    if placements is not None:
+        plays = [[p.card] for p in placements]
+    for pi, play in enumerate(plays):
         if scatter:
             base = np.array([rng.uniform(0.1, 0.9) * W, rng.uniform(0.1, 0.9) * H])
         else:
@@ -394,6 +412,9 @@ def render_scene(rng: np.random.Generator, cfg: SynthConfig) -> Scene:
             scale = card_h / fh
             pos = base + k * fan_step * np.array([math.cos(fan_dir), math.sin(fan_dir)])
             a = ang + k * fan_rot
+            if placements is not None:
+                pl = placements[pi]
+                scale, pos, a = pl.height / fh, np.array([pl.x, pl.y]), math.radians(pl.angle)
             m = _affine(float(pos[0]), float(pos[1]), a, scale, fw, fh)
             img = face.image
             tint = paper * rng.uniform(0.95, 1.05, 3)
@@ -405,7 +426,7 @@ def render_scene(rng: np.random.Generator, cfg: SynthConfig) -> Scene:
             for b in face.indices:
                 indices.append((card, _apply(m, _box_quad(b)), layer))
             layer += 1
-    if cfg.occluders:
+    if cfg.occluders and placements is None:
         if rng.random() < 0.3:
             _hand(rng, canvas, idmap, float(centre[0] + rng.normal(0, card_h * 0.5)),
                   float(centre[1] + rng.normal(0, card_h * 0.5)), card_h * rng.uniform(0.5, 0.9))
@@ -419,11 +440,12 @@ def render_scene(rng: np.random.Generator, cfg: SynthConfig) -> Scene:
             labelled.append((card, quad, vis, lay))
     # the camera: perspective and a slight stretch
     src = np.array([[0, 0], [W, 0], [W, H], [0, H]], np.float32)
-    j = rng.uniform(-0.08, 0.08, (4, 2)) * (W, H)
+    j = rng.uniform(-0.08, 0.08, (4, 2)) * (W, H) if cfg.camera else np.zeros((4, 2))
     dst = (src + j).astype(np.float32)
     hom = cv2.getPerspectiveTransform(src, dst)
-    canvas = cv2.warpPerspective(canvas, hom, (W, H), borderMode=cv2.BORDER_REFLECT)
-    canvas = _photometric(rng, canvas)
+    if cfg.camera:
+        canvas = cv2.warpPerspective(canvas, hom, (W, H), borderMode=cv2.BORDER_REFLECT)
+        canvas = _photometric(rng, canvas)
 
     def proj(q: np.ndarray) -> np.ndarray:
         return cv2.perspectiveTransform(q.reshape(-1, 1, 2).astype(np.float64), hom).reshape(-1, 2)

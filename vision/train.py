@@ -331,7 +331,7 @@ def train_classifier(plan: TrainPlan, x: np.ndarray, y: np.ndarray, xv: np.ndarr
             opt.step()
             sched.step()
             seen += len(idx)
-            loss_sum += float(loss) * len(idx)
+            loss_sum += loss.item() * len(idx)
         acc = evaluate_classifier(model, xv, yv, dev)
         _say(f"classifier epoch {ep + 1}/{epochs}: loss {loss_sum / max(seen, 1):.3f}, "
              f"val acc {acc:.4f}, {seen / (time.time() - t0):.0f} crops/s")

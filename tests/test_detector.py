@@ -1,0 +1,119 @@
+"""The committed card models through CardDetector, and the detect/eval commands."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from masta.cli import main
+from referee.cards import ALL_CARD_IDS, name_to_card
+from vision.detector import DEFAULT_DETECTOR, CardDetector, Detection, IndexHit, group_indices, letterbox, nms
+from vision.evaluate import multiset_prf
+
+ROOT = Path(__file__).resolve().parents[1]
+REAL = ROOT.parent / "shared" / "data" / "real" / "poker-cards"
+needs_real = pytest.mark.skipif(not (REAL / "valid" / "images").is_dir(),
+                                reason="../shared/data/real/poker-cards is not on this machine")
+
+
+def _real_valid(n: int):
+    names = [line.strip(" '") for line in
+             (REAL / "data.yaml").read_text().split("names:")[1].strip().strip("[]").split("',")]
+    out = []
+    for ip in sorted((REAL / "valid" / "images").glob("*.jpg"))[:n]:
+        lp = REAL / "valid" / "labels" / (ip.stem + ".txt")
+        cards = [name_to_card(names[int(line.split()[0])]) for line in lp.read_text().splitlines() if line.strip()]
+        out.append((ip, cards))
+    return out
+
+
+def test_committed_models_exist_and_are_small():
+    for name in ("card_index_detector.onnx", "card_index_classifier.onnx"):
+        p = ROOT / "models" / name
+        assert p.is_file(), f"{p} missing: run `masta train`"
+        assert p.stat().st_size < 20 * 1024 * 1024
+    assert (ROOT / "models" / "MODEL_CARD.md").is_file()
+
+
+@needs_real
+def test_detector_reads_real_photos_it_never_trained_on():
+    det = CardDetector(DEFAULT_DETECTOR)
+    tp = n_truth = n_found = 0
+    for ip, truth in _real_valid(8):
+        img = cv2.imread(str(ip))
+        found = det.detect(img)
+        h, w = img.shape[:2]
+        for d in found:
+            assert isinstance(d, Detection) and d.card in ALL_CARD_IDS and 0 <= d.conf <= 1
+            x0, y0, x1, y1 = d.box
+            assert 0 <= x0 <= x1 <= w and 0 <= y0 <= y1 <= h
+        t, _, _, _ = multiset_prf(truth, [d.card for d in found])
+        tp, n_truth, n_found = tp + t, n_truth + len(truth), n_found + len(found)
+    assert tp / n_truth >= 0.6, "recall on real photos collapsed"
+    assert tp / max(1, n_found) >= 0.6, "precision on real photos collapsed"
+
+
+def test_detect_rejects_what_is_not_a_frame():
+    det = CardDetector(DEFAULT_DETECTOR)
+    with pytest.raises(ValueError):
+        det.detect(np.zeros((10, 10), np.uint8))
+    assert det.detect(np.full((480, 640, 3), 40, np.uint8)) == []  # an empty dark table
+
+
+def test_missing_model_says_what_to_do(tmp_path):
+    with pytest.raises(FileNotFoundError, match="masta train"):
+        CardDetector(tmp_path / "nope.onnx")
+
+
+def test_detect_json_reports_a_bad_image_and_carries_on(tmp_path, capsys):
+    bad = tmp_path / "bad.jpg"
+    bad.write_bytes(b"not a jpeg")
+    good = tmp_path / "table.png"
+    cv2.imwrite(str(good), np.full((240, 320, 3), 90, np.uint8))
+    rc = main(["detect", str(bad), str(tmp_path / "missing.jpg"), str(good), "--json"])
+    lines = [json.loads(line) for line in capsys.readouterr().out.strip().splitlines()]
+    assert rc == 0
+    assert [d["image"] for d in lines] == [str(bad), str(tmp_path / "missing.jpg"), str(good)]
+    assert "error" in lines[0] and "error" in lines[1]
+    assert "error" not in lines[2] and isinstance(lines[2]["cards"], list)
+
+
+def test_eval_on_a_bad_data_file_exits_2_with_a_message(tmp_path, capsys):
+    assert main(["eval", str(tmp_path / "none.yaml")]) == 2
+    assert "data.yaml" in capsys.readouterr().err
+    y = tmp_path / "data.yaml"
+    y.write_text("names: ['not a card']\nval: images\n")
+    (tmp_path / "images").mkdir()
+    assert main(["eval", str(y)]) == 2
+    assert "names-map" in capsys.readouterr().err
+
+
+@needs_real
+def test_eval_on_real_valid_prints_card_set_figures(capsys):
+    assert main(["eval", str(REAL / "data.yaml"), "--limit", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "card-set F1" in out and "ms/image" in out and "mAP50: n/a" in out
+
+
+def test_letterbox_and_nms():
+    img = np.zeros((480, 640, 3), np.uint8)
+    out, r, (left, top) = letterbox(img, (384, 512))
+    assert out.shape == (384, 512, 3) and r == pytest.approx(0.8) and left == 0 and top == 0
+    boxes = np.array([[0, 0, 10, 10], [1, 1, 11, 11], [50, 50, 60, 60]], np.float32)
+    assert nms(boxes, np.array([0.9, 0.8, 0.7]), 0.5) == [0, 2]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["QS", "7H", "JK"]), st.floats(0, 600), st.floats(0, 400),
+                          st.floats(8, 30), st.floats(0.05, 1.0)), max_size=12))
+def test_grouping_keeps_one_id_per_card_and_never_invents(hits):
+    idx = [IndexHit((x, y, x + s, y + 1.5 * s), c, card, 1.0) for card, x, y, s, c in hits]
+    cards = group_indices(idx)
+    assert len(cards) <= len(idx)
+    assert sorted({d.card for d in cards}) == sorted({h.card for h in idx})
+    for d in cards:  # each card's box covers at least one of its own indices
+        assert any(h.card == d.card and d.box[0] <= h.box[0] and d.box[2] >= h.box[2] for h in idx)
