@@ -178,3 +178,15 @@ def test_camera_runner_reads_a_real_video_and_shows_frames(tmp_path):
         assert bad.status_code == 400 and "cannot open camera" in bad.json["error"]
     finally:
         runner.stop()
+
+
+def test_demo_table_comes_from_the_videos_truth_log(tmp_path):
+    from web.commands import demo_setup
+
+    log = tmp_path / "demo.truth.jsonl"
+    log.write_text('{"type": "video", "fps": 30}\n'
+                   '{"seq": 1, "t": 0, "type": "setup", "players": ["Ann", "Bob", "Cy"], "dealer": "Cy", '
+                   '"preset": "fr", "decks": 1, "game": 1, "source": "operator"}\n')
+    assert demo_setup(log) == {"type": "setup", "players": ["Ann", "Bob", "Cy"], "dealer": "Cy",
+                               "preset": "fr", "decks": 1}
+    assert demo_setup(None)["players"]

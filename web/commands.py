@@ -123,8 +123,11 @@ def find_demo() -> tuple[Path | None, Path | None]:
     if not DEMO_DIR.is_dir():
         return None, None
     videos = sorted(p for p in DEMO_DIR.iterdir() if p.suffix.lower() in VIDEO_EXT)
-    logs = sorted(DEMO_DIR.glob("*.jsonl"))
-    return (videos[0] if videos else None), (logs[0] if logs else None)
+    if not videos:
+        return None, None
+    truth = videos[0].with_name(videos[0].stem + ".truth.jsonl")  # datasets/game_video.py's name
+    logs = [truth] if truth.is_file() else sorted(DEMO_DIR.glob("*.jsonl"))
+    return videos[0], (logs[0] if logs else None)
 
 
 def demo_setup(log: Path | None) -> dict:
