@@ -153,6 +153,7 @@ class TableReferee:
         self._voided: set[int] = set()
         self._consumed: set[int] = set()
         self._ckpt: dict | None = None  # the state just before the current game's setup
+        self._memo: dict[tuple, Ruling] = {}  # pot-only rulings already computed
         for ev in events:
             self.apply(ev)
 
@@ -193,6 +194,7 @@ class TableReferee:
         """Replay the current game (from its setup) with `ev` appended; earlier games are
         final, since corrections may only name events of the current game."""
         fresh = TableReferee()
+        fresh._memo = self._memo
         log = self.log + [ev]
         ck = self._ckpt
         start = ck["seq"] if ck else 1
@@ -555,7 +557,16 @@ class TableReferee:
         pot (the same checks `referee.engine.GameState.judge` makes): no Turbo while a
         player must answer, and no finishing on a special card where the preset says so."""
         p = g.preset
-        ruling = pilelib.judge_on_pile(p, g.pile, cards, phase=phase, turbo=turbo)
+        pile = g.pile
+        key = (p.name, p.path, tuple(pile), tuple(cards), phase, turbo)
+        ruling = self._memo.get(key)
+        if ruling is None:  # a pure function of its arguments: replays reuse it
+            if len(self._memo) > 20000:
+                self._memo.clear()
+            ruling = self._memo[key] = pilelib.judge_on_pile(p, pile, cards, phase=phase,
+                                                             turbo=turbo)
+        ruling = Ruling(ruling.verdict, list(ruling.reasons), list(ruling.effects),
+                        ruling.next, list(ruling.pile_after))
         if not ruling.legal:
             return ruling
         req = pilelib.requirement(p, g.pile)

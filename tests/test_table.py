@@ -1,0 +1,267 @@
+"""The table referee on hand-made logs: rulings, turns, cheats, suspicions, bad input."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from referee.events import EventError, parse_lines, write_log, read_log
+from referee.table import TableReferee
+
+PLAYERS = ["Ann", "Bob", "Cy"]
+
+
+def table(*events, preset="fr"):
+    ref = TableReferee()
+    ref.apply({"type": "setup", "players": PLAYERS, "dealer": "Cy", "preset": preset})
+    outs = [ref.apply(e) for e in events]
+    return ref, outs
+
+
+def play(*cards, player=None):
+    ev = {"type": "cards_played", "cards": list(cards)}
+    if player:
+        ev["player"] = player
+    return ev
+
+
+def by(player, event=None):
+    ev = {"type": "played_by", "player": player}
+    if event:
+        ev["event"] = event
+    return ev
+
+
+CLEAR = {"type": "pot_cleared"}
+
+
+def rulings(outs):
+    return [o for out in outs for o in out if o["kind"] == "ruling"]
+
+
+def kinds(out, kind):
+    return [o for o in out if o["kind"] == kind]
+
+
+def test_turns_skips_and_requirements():
+    ref, outs = table(play("5H"), play("8S"))
+    r = rulings(outs)
+    assert [x["player"] for x in r] == ["Ann", "Bob"]
+    assert r[1]["effects"] == ["skip:1"] and r[1]["next"] == ">= 8"
+    v = ref.view()
+    assert v["turn"] == "Ann" and v["next"] == ">= 8" and v["pot"] == ["5H", "8S"]
+    assert v["stock"] == 52 - 27 - 2 and [p["hand"] for p in v["players"]] == [3, 3, 3]
+    json.dumps(v)
+
+
+def test_illegal_play_then_the_offender_picks_up():
+    ref, outs = table(play("KH"), play("4S"))
+    bad = rulings(outs)[1]
+    assert bad["verdict"] == "illegal" and bad["reasons"][0]["code"] == "does_not_fit"
+    assert bad["reasons"][0]["rule"]  # cites the preset's sentence
+    assert ref.view()["turn"] == "Bob"  # an illegal play does not pass the turn
+    out = ref.apply(CLEAR)
+    assert kinds(out, "pickup")[0]["player"] == "Bob"
+    bob = ref.view()["players"][1]
+    assert bob["hand"] == 4 and bob["known_hand"] == ["4S", "KH"]
+    assert ref.view()["turn"] == "Cy"
+
+
+def test_out_of_turn_play_that_is_not_a_turbo():
+    ref, outs = table(play("5H"), play("7C"), by("Cy"))
+    r = ref.rulings()[-1]
+    assert r["player"] == "Cy" and r["verdict"] == "illegal" and r["turbo"]
+    assert r["reasons"][0]["code"] == "out_of_turn"
+    assert ref.view()["turn"] == "Bob"
+    assert any(o.get("revised") for o in outs[-1])  # the play was re-ruled
+
+
+def test_legal_turbo_keeps_the_turn():
+    ref, outs = table(play("5H"), play("5S"), by("Cy"))
+    r = ref.rulings()[-1]
+    assert r["verdict"] == "legal" and r["turbo"] and "turbo" in [x["code"] for x in r["reasons"]]
+    assert ref.view()["turn"] == "Bob"
+    assert ref.view()["players"][2]["hand"] == 3  # Cy drew back to three
+
+
+def test_turbo_completing_four_burns_and_plays_again():
+    ref, outs = table(play("9H"), play("9S"), play("9D"), play("9C"), by("Bob"))
+    r = ref.rulings()[-1]
+    assert r["effects"] == ["burn", "again"] and r["player"] == "Bob"
+    v = ref.view()
+    assert v["turn"] == "Bob" and v["pot"] == [] and v["burns"]["by_player"]["Bob"] == 1
+    assert v["burned"] == ["9C", "9D", "9H", "9S"]
+    assert kinds(ref.apply(CLEAR), "pickup") == []  # the burned pot taken away: nothing else
+
+
+def test_duplicated_card():
+    ref, outs = table(play("5H"), play("5H"))
+    s = kinds(outs[1], "suspicion")
+    assert [x["suspicion"] for x in s] == ["duplicate_card"] and s[0]["events"] == [2, 3]
+    assert ref.view()["suspicions"] == s
+
+
+def test_card_picked_up_by_someone_else():
+    ref, outs = table(play("KH"), CLEAR, play("4C"), play("KH"))
+    # Bob could not beat KH and took it (event 3); Cy then Ann: Ann plays the KH Bob holds
+    s = kinds(outs[-1], "suspicion")
+    assert [x["suspicion"] for x in s] == ["held_by_other"]
+    assert s[0]["player"] == "Ann" and s[0]["events"] == [3, 5] and "Bob" in s[0]["text"]
+
+
+def test_burned_card_returning():
+    ref, outs = table(play("10H"), CLEAR, play("4C"), play("10H"))
+    s = kinds(outs[-1], "suspicion")
+    assert [x["suspicion"] for x in s] == ["burned_card_returned"] and s[0]["events"] == [2, 5]
+
+
+def test_ace_asks_for_a_target_then_the_target_picks_up():
+    ref, outs = table(play("AS"))
+    assert kinds(outs[0], "prompt")[0]["prompt"] == "target"
+    assert ref.view()["turn"] is None and ref.view()["awaiting_target"]
+    ref.apply({"type": "target", "player": "Cy"})
+    assert ref.view()["turn"] == "Cy" and ref.view()["prompts"] == []
+    out = ref.apply(CLEAR)
+    assert kinds(out, "pickup")[0]["player"] == "Cy"
+    assert ref.view()["turn"] == "Ann"
+
+
+def test_ace_countered_with_a_two():
+    ref, outs = table(play("AS"), {"type": "target", "player": "Bob"}, play("2H"))
+    r = ref.rulings()[-1]
+    assert r["player"] == "Bob" and r["verdict"] == "legal"
+    assert r["reasons"][0]["code"] == "counter"
+    assert ref.view()["turn"] == "Cy"
+
+
+def test_pot_taken_before_the_target_is_named():
+    ref, outs = table(play("AS"), CLEAR)
+    assert kinds(outs[1], "prompt")[0]["prompt"] == "who_picked_up"
+    out = ref.apply({"type": "target", "player": "Cy"})
+    assert kinds(out, "pickup")[0]["player"] == "Cy"
+    assert ref.view()["turn"] == "Ann" and ref.view()["prompts"] == []
+
+
+def test_correction_and_void_rebuild_the_game():
+    ref, outs = table(play("KH"), play("4S"))
+    assert ref.rulings()[-1]["verdict"] == "illegal"
+    out = ref.apply({"type": "correct", "event": 3, "cards": ["KS"]})
+    assert [o["verdict"] for o in out if o["kind"] == "ruling"] == ["legal"]
+    assert all(o["revised"] for o in out if o["kind"] == "ruling")
+    assert ref.view()["pot"] == ["KH", "KS"] and ref.view()["turn"] == "Cy"
+    assert len(ref.log) == 4 and ref.log[2]["cards"] == ["4S"]  # history kept as claimed
+    ref.apply({"type": "void", "event": 3})
+    assert ref.view()["pot"] == ["KH"] and ref.view()["turn"] == "Bob"
+    ref.apply({"type": "void", "event": 5})  # undo the undo
+    assert ref.view()["pot"] == ["KH", "KS"]
+
+
+def test_blind_card_that_does_not_fit_is_picked_up():
+    ref, outs = table({"type": "counts", "stock": 0},
+                      {"type": "counts", "player": "Ann", "hand": 0, "face_up": 0,
+                       "face_down": 2},
+                      {"type": "counts", "player": "Bob", "hand": 1},
+                      {"type": "counts", "player": "Cy", "hand": 1},
+                      play("JC", player="Ann"))
+    # Ann's blind JC fits on the empty pot; Bob plays KH; Cy a K; Ann's blind 4D misses
+    ref.apply(play("KH"))
+    ref.apply(play("KD"))
+    assert ref.view()["players"][0]["phase"] == "down"
+    out = ref.apply(play("4D"))
+    r = kinds(out, "ruling")[0]
+    assert r["verdict"] == "penalty" and r["phase"] == "down"
+    assert "blind_miss" in [x["code"] for x in r["reasons"]]
+    assert kinds(out, "pickup")[0]["player"] == "Ann"
+    ann = ref.view()["players"][0]
+    assert (ann["hand"], ann["face_down"], ann["phase"]) == (4, 0, "hand")
+    assert ref.view()["turn"] == "Bob"
+
+
+def finish_quickly(ref):
+    """Bob and Cy play their last cards: Bob MASTA, Cy VICE, Ann SHITHEAD."""
+    for ev in ({"type": "counts", "stock": 0},
+               {"type": "counts", "player": "Bob", "hand": 1, "face_up": 0, "face_down": 0},
+               {"type": "counts", "player": "Cy", "hand": 1, "face_up": 0, "face_down": 0},
+               play("4C", player="Ann"), play("6C"), play("7C")):
+        ref.apply(ev)
+
+
+def test_game_over_titles_and_events_after_the_end():
+    ref, _ = table()
+    finish_quickly(ref)
+    v = ref.view()
+    assert v["over"] and v["finishing_order"] == ["Bob", "Cy", "Ann"]
+    assert v["titles"] == {"Bob": "MASTA", "Cy": "VICE-MASTA", "Ann": "SHITHEAD"}
+    n, before = len(ref.log), ref.view()
+    with pytest.raises(EventError, match="game 1 ended at event"):
+        ref.apply(play("9C"))
+    assert len(ref.log) == n and ref.view() == before
+    ref.apply(CLEAR)  # tidying the table is fine
+    ref.apply({"type": "note", "text": "well played"})
+
+
+def test_desync_player_out_against_the_counts():
+    ref, _ = table(play("5H"))
+    out = ref.apply({"type": "player_out", "player": "Bob"})
+    p = kinds(out, "prompt")[0]
+    assert p["prompt"] == "desync" and "Bob" in p["text"]
+    assert not ref.view()["players"][1]["out"]
+    ref.apply({"type": "confirm", "event": 3})
+    assert ref.view()["players"][1]["out"] and ref.view()["prompts"] == []
+
+
+def test_desync_when_a_player_plays_more_than_the_counts_allow():
+    ref, outs = table({"type": "counts", "stock": 0},
+                      {"type": "counts", "player": "Ann", "hand": 1}, play("5H", "5S"))
+    assert kinds(outs[-1], "prompt")[0]["prompt"] == "desync"
+    ref.apply({"type": "counts", "player": "Ann", "hand": 0, "face_up": 3, "face_down": 3})
+    assert ref.view()["prompts"] == []
+
+
+@pytest.mark.parametrize("event, words", [
+    (by("Zed"), "unknown player 'Zed'"),
+    ({"type": "target", "player": "Bob"}, "waiting for a target"),
+    ({"type": "correct", "event": 2, "cards": ["ZZ"]}, "unknown card"),
+    ({"type": "correct", "event": 1, "cards": ["5H"]}, "not part of game 1"),
+    ({"type": "picked_up", "player": "Bob", "event": 2}, "not pot_cleared"),
+    ({"type": "duty", "duty": "gift", "player": "Ann", "to": "Bob"}, "no finished game"),
+    ({"type": "order", "player": "Ann", "text": "x"}, "no game has ended"),
+    ({"seq": 9, "type": "note", "text": "x"}, "expects 3"),
+])
+def test_bad_events_are_refused_and_nothing_is_lost(event, words):
+    ref, _ = table(play("5H"))
+    n, before = len(ref.log), json.dumps(ref.view())
+    with pytest.raises(EventError) as exc:
+        ref.apply(event)
+    assert words in str(exc.value)
+    assert len(ref.log) == n and json.dumps(ref.view()) == before
+    ref.apply(play("6H"))  # and the table goes on
+    assert ref.rulings()[-1]["player"] == "Bob"
+
+
+def test_events_before_any_setup():
+    with pytest.raises(EventError, match="no game is set up"):
+        TableReferee().apply(play("5H"))
+    with pytest.raises(EventError, match="unknown preset"):
+        TableReferee().apply({"type": "setup", "players": PLAYERS, "dealer": "Cy",
+                              "preset": "klaverjas"})
+
+
+def test_replay_of_a_bad_log_keeps_what_came_before():
+    good = [{"type": "setup", "players": PLAYERS, "dealer": "Cy"}, play("5H"), play("6H")]
+    with pytest.raises(EventError) as exc:
+        TableReferee.replay(good + [by("Zed")])
+    assert len(exc.value.accepted) == 3
+    assert TableReferee.replay(exc.value.accepted).rulings()[-1]["cards"] == ["6H"]
+
+
+def test_saved_log_replays_to_the_same_rulings(tmp_path):
+    ref, _ = table(play("5H"), play("5S"), by("Cy"), play("AS"),
+                   {"type": "target", "player": "Ann"}, CLEAR, play("10C"))
+    path = tmp_path / "table.jsonl"
+    write_log(path, ref.log)
+    again = TableReferee.replay(read_log(path))
+    assert again.rulings() == ref.rulings()
+    assert again.view() == ref.view()
+    lines = path.read_text().splitlines()
+    assert parse_lines(lines) == ref.log
