@@ -21,13 +21,14 @@ def cmd_train(args: argparse.Namespace) -> int:
                      seed=args.seed, synth_count=args.synth_count, heldout_count=args.heldout_count,
                      det_imgsz=args.imgsz, det_epochs=args.epochs, det_hours=args.hours,
                      det_batch=args.batch, cls_epochs=args.cls_epochs, synth_size=args.synth_size,
-                     stages=stages, workers=args.workers, threads=args.threads)
+                     stages=stages, workers=args.workers, threads=args.threads,
+                     realdet_hours=args.realdet_hours or None)
     if args.quick:  # a smoke run: a few tiny images, one epoch each
         plan.synth_count, plan.heldout_count, plan.synth_size = 8, 0, 160
         plan.det_imgsz, plan.det_epochs, plan.det_batch, plan.det_hours = 128, 1, 4, None
         plan.cls_epochs, plan.export_imgsz = 1, (128, 128)
         plan.workers = 0
-        plan.stages = tuple(s for s in plan.stages if s != "real")
+        plan.stages = tuple(s for s in plan.stages if s not in ("real", "realdet"))
     return run(plan)
 
 
@@ -82,11 +83,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--epochs", type=int, default=12, help="detector epochs")
     p.add_argument("--hours", type=float, default=None, help="detector time budget (overrides --epochs)")
     p.add_argument("--batch", type=int, default=16)
-    p.add_argument("--cls-epochs", type=int, default=14)
+    p.add_argument("--cls-epochs", type=int, default=8)
+    p.add_argument("--realdet-hours", type=float, default=0.25,
+                   help="time budget of the detector's fine-tune on real photos (0: epochs)")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--threads", type=int, default=2, help="torch CPU threads")
     p.add_argument("--stages", default=None, help="comma list of stages to run "
-                   "(synth,detector,crops,real,classifier,export)")
+                   "(synth,detector,crops,real,realdet,classifier,export)")
     p.add_argument("--quick", action="store_true", help="a tiny smoke run (seconds)")
     p.set_defaults(func=cmd_train)
 

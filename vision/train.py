@@ -9,10 +9,11 @@ Stages:
  2. detector  1-class YOLO (from its yaml, no pretrained weights) finding corner indices
  3. crops     64 px crops of every labelled index (+ `none` crops) from the synthetic set
  4. real      the detector run on the real training photos: indices inside a labelled card
-              box become crops of that card (the real deck's look); the real valid split is
-              never read here
- 5. classifier the small CNN on synthetic + real crops
- 6. export    ONNX files into models/
+              box become crops of that card (the real deck's look) and pseudo corner labels;
+              the real valid split is never read here
+ 5. realdet   the detector fine-tuned on those pseudo labels mixed with synthetic pots
+ 6. classifier the small CNN on synthetic crops, then fine-tuned with the real crops added
+ 7. export    ONNX files into models/
 """
 from __future__ import annotations
 
@@ -49,13 +50,15 @@ class TrainPlan:
     det_epochs: int = 12
     det_hours: float | None = None  # a time budget for the detector (overrides epochs)
     det_batch: int = 16
-    cls_epochs: int = 14
+    realdet_epochs: int = 3
+    realdet_hours: float | None = None
+    cls_epochs: int = 8
     cls_batch: int = 128
     real_dir: Path = REAL_DIR
     export_imgsz: tuple[int, int] = (384, 512)  # height, width (a 4:3 frame)
     workers: int = 2
     threads: int = 2
-    stages: tuple[str, ...] = ("synth", "detector", "crops", "real", "classifier", "export")
+    stages: tuple[str, ...] = ("synth", "detector", "crops", "real", "realdet", "classifier", "export")
     log: list[str] = field(default_factory=list)
 
     @property
@@ -211,17 +214,28 @@ def read_yolo_names(data_yaml: Path) -> list[str]:
     return [names[k] for k in sorted(names)] if isinstance(names, dict) else list(names)
 
 
-def real_crops(plan: TrainPlan, detector_pt: Path, split: str = "train") -> tuple[np.ndarray, np.ndarray]:
-    """Detector hits on real photos, labelled with the card box that holds them."""
+def real_pass(plan: TrainPlan, detector_pt: Path, pseudo_dir: Path | None = None,
+              split: str = "train") -> tuple[np.ndarray, np.ndarray]:
+    """Run the detector on the real training photos.
+
+    Each hit inside exactly one labelled card box becomes a crop of that card (hits outside
+    every card box become `none` crops); hits inside a card box with detector confidence
+    >= 0.4 are also written to `pseudo_dir` as corner-index labels for fine-tuning the detector.
+    Only the `train` split is read: the real `valid` split stays unseen.
+    """
     _yolo_env(plan)
     from referee.cards import name_to_card
     from ultralytics import YOLO
 
     names = [name_to_card(n) for n in read_yolo_names(plan.real_dir / "data.yaml")]
     model = YOLO(str(detector_pt))
+    if pseudo_dir is not None:
+        (pseudo_dir / "images" / "train").mkdir(parents=True, exist_ok=True)
+        (pseudo_dir / "labels" / "train").mkdir(parents=True, exist_ok=True)
     xs, ys = [], []
     imgs = sorted((plan.real_dir / split / "images").glob("*.jpg"))
-    for ip in imgs:
+    from tqdm import tqdm
+    for ip in tqdm(imgs, desc="real photos", unit="img"):
         img = cv2.imread(str(ip))
         lp = plan.real_dir / split / "labels" / (ip.stem + ".txt")
         if img is None or not lp.exists():
@@ -233,8 +247,9 @@ def real_crops(plan: TrainPlan, detector_pt: Path, split: str = "train") -> tupl
             if len(p) == 5:
                 c, cx, cy, bw, bh = int(p[0]), *map(float, p[1:])
                 cards.append((names[c], ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)))
-        res = model.predict(img, imgsz=640, conf=0.3, verbose=False, device=_device())[0]
-        for b in res.boxes.xyxy.cpu().numpy():
+        res = model.predict(img, imgsz=640, conf=0.25, verbose=False, device=_device())[0]
+        rows = []
+        for b, conf in zip(res.boxes.xyxy.cpu().numpy(), res.boxes.conf.cpu().numpy()):
             cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
             inside = [c for c, cb in cards if cb[0] <= cx <= cb[2] and cb[1] <= cy <= cb[3]]
             if len(inside) == 1:
@@ -242,9 +257,17 @@ def real_crops(plan: TrainPlan, detector_pt: Path, split: str = "train") -> tupl
             elif not inside:
                 label = NONE
             else:
-                continue  # overlapping card boxes: ambiguous
-            xs.append(crop_index(img, b, size=80, margin=CROP_MARGIN_STORE))
-            ys.append(CLASSES.index(label))
+                label = None  # overlapping card boxes: ambiguous card, still an index
+            if inside and conf >= 0.4:
+                rows.append(f"0 {cx / w:.6f} {cy / h:.6f} {(b[2] - b[0]) / w:.6f} {(b[3] - b[1]) / h:.6f}")
+            if label is not None:
+                xs.append(crop_index(img, b, size=80, margin=CROP_MARGIN_STORE))
+                ys.append(CLASSES.index(label))
+        if pseudo_dir is not None and rows:
+            link = pseudo_dir / "images" / "train" / ip.name
+            if not link.exists():
+                os.symlink(ip.resolve(), link)
+            (pseudo_dir / "labels" / "train" / (ip.stem + ".txt")).write_text("\n".join(rows) + "\n")
     if not xs:
         return np.zeros((0, 80, 80, 3), np.uint8), np.zeros((0,), np.int64)
     return np.stack(xs), np.array(ys, np.int64)
@@ -258,10 +281,58 @@ def stage_real(plan: TrainPlan, detector_pt: Path) -> Path | None:
     if not (plan.real_dir / "train" / "images").is_dir():
         _say(f"{plan.real_dir} is missing: no real fine-tuning (the model sees synthetic data only)")
         return None
-    x, y = real_crops(plan, detector_pt, "train")
+    pseudo = plan.data / "real-index-pseudo"
+    if pseudo.exists():
+        shutil.rmtree(pseudo)
+    x, y = real_pass(plan, detector_pt, pseudo)
     np.savez(out, x=x, y=y)
-    _say(f"real crops: {len(x)} ({int((y == CLASSES.index(NONE)).sum())} none) -> {out}")
+    _say(f"real crops: {len(x)} ({int((y == CLASSES.index(NONE)).sum())} none) -> {out}; "
+         f"pseudo corner labels in {pseudo}")
     return out
+
+
+def stage_realdet(plan: TrainPlan, detector_pt: Path) -> Path:
+    """Fine-tune the detector on the real photos' pseudo corner labels mixed with synthetic pots."""
+    _yolo_env(plan)
+    import torch
+    torch.set_num_threads(plan.threads)
+    from ultralytics import YOLO
+
+    run = (plan.work / "detector-real").resolve()
+    last, best, done = run / "weights" / "last.pt", run / "weights" / "best.pt", run / "done.json"
+    if done.exists() and best.exists():
+        _say(f"real fine-tuned detector already there: {best}")
+        return best
+    pseudo = (plan.data / "real-index-pseudo").resolve()
+    if not (pseudo / "labels" / "train").is_dir():
+        _say("no pseudo corner labels (stage real not run or real photos missing): detector kept as is")
+        return detector_pt
+    if last.exists():
+        _say(f"resuming the real fine-tune from {last}")
+        try:
+            YOLO(str(last)).train(resume=True)
+        except AssertionError as exc:
+            _say(f"nothing to resume ({exc})")
+    else:
+        rng = np.random.default_rng(plan.seed)
+        syn = sorted((plan.synth_dir / "images" / "train").resolve().glob("*.jpg"))
+        pick = [str(syn[i]) for i in sorted(rng.choice(len(syn), min(len(syn), 800), replace=False))]
+        lst = plan.work / "realdet-synth-subset.txt"
+        lst.write_text("\n".join(pick) + "\n")
+        yaml_path = plan.work / "realdet-data.yaml"
+        yaml_path.write_text(
+            f"train: [{pseudo / 'images' / 'train'}, {lst.resolve()}]\n"
+            f"val: {(plan.synth_dir / 'images' / 'val').resolve()}\nnc: 1\nnames: ['index']\n")
+        kwargs = dict(data=str(yaml_path.resolve()), epochs=plan.realdet_epochs, imgsz=plan.det_imgsz,
+                      batch=plan.det_batch, workers=plan.workers, device=_device(), project=str(run.parent),
+                      name=run.name, exist_ok=True, amp=_device() != "cpu", plots=False, seed=plan.seed,
+                      deterministic=False, fliplr=0.0, degrees=0.0, mosaic=1.0, scale=0.5, close_mosaic=0,
+                      lr0=0.002, lrf=0.2, warmup_epochs=0.0, optimizer="AdamW", verbose=False)
+        if plan.realdet_hours:
+            kwargs["time"] = plan.realdet_hours
+        YOLO(str(detector_pt)).train(**kwargs)
+    done.write_text(json.dumps({"finished": time.time()}))
+    return best if best.exists() else last
 
 
 # --------------------------------------------------------------------------- 5 classifier
@@ -445,6 +516,11 @@ def run(plan: TrainPlan) -> int:
         real = stage_real(plan, det)
     elif (plan.work / "crops-real.npz").exists():
         real = plan.work / "crops-real.npz"
+    if "realdet" in plan.stages:
+        _say("stage realdet")
+        det = stage_realdet(plan, det)
+    elif (plan.work / "detector-real" / "done.json").exists():
+        det = (plan.work / "detector-real" / "weights" / "best.pt").resolve()
     cls = plan.work / "classifier-synth-best.pt"
     if "classifier" in plan.stages:
         _say("stage classifier")
