@@ -267,7 +267,7 @@ class GameState:
         if zone is None:
             for card in self.down[p]:
                 r = RANK[card]
-                if c.give_pot[r] and fits(r, req, eff):
+                if c.give_pot[eff if c.mirror[r] and eff else r] and fits(r, req, eff):
                     targets = targets or [q for q in range(self.n) if q != p and self.active[q]]
                     plays.extend(Play((card,), DOWN, p, q) for q in targets)
                 else:
@@ -292,8 +292,9 @@ class GameState:
             k_all = len(cards)
             for k in range(1, k_all + 1):
                 cs = tuple(cards[:k])
-                if c.give_pot[r] and not (c.four and r == self.run_rank
-                                          and self.run_n + k >= c.four):
+                gives = c.give_pot[eff if c.mirror[r] and eff else r]
+                if gives and not (c.four and not c.four_skipped[r] and r == self.run_rank
+                                  and self.run_n + k >= c.four):
                     targets = targets or [q for q in range(self.n) if q != p and self.active[q]]
                     plays.extend(Play(cs, src, p, q) for q in targets)
                 else:
@@ -489,13 +490,19 @@ class GameState:
         self.start_rank = None
         self.target = None
         pile = self.pile
+        straight = len(play.cards) != k
+        if straight:  # the lower cards land first, the highest acts as the play
+            pile.extend(cards[:-1])
+            top = effective_top(self.preset, pile)
+            self.eff = None if top is None else RANK[top]
+            cards = cards[-1:]
         eff_before = self.eff
         pile.extend(cards)
         # whose power the play has: its own, or a mirror's copy of the effective top
         pr = r if not c.mirror[r] else eff_before
         if not c.see_through[r]:
             self.eff = r
-        if len(play.cards) != k:  # straight: recount the run from the pot
+        if straight:  # recount the run from the pot
             self.run_rank, self.run_n = four_run(self.preset, pile)
         elif not c.four_skipped[r]:
             if r == self.run_rank:

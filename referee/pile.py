@@ -442,8 +442,13 @@ def judge_on_pile(preset: Preset | str, pile: list[str], cards: list[str], *,
 
 
 def judge_pickup(preset: Preset | str, pile: list[str], *, could_play: bool) -> Ruling:
-    """Picking up the pot: forced when the player could not play, else only if allowed."""
+    """Picking up the pot: forced when the player could not play, else only if allowed.
+
+    With an empty pot and nothing playable, the "pick-up" is a pass (legal)."""
     p = load_preset(preset)
+    if not pile and could_play:
+        return Ruling(ILLEGAL, [Reason("pickup_empty", "there is no pot to pick up: play a card",
+                                       _cite(p, "pickup"))], [], "any", [])
     if not could_play:
         return Ruling(LEGAL, [Reason("pickup_forced", "the player cannot play and picks up "
                                      "the pot", _cite(p, "pickup"))], [], "any", [])
