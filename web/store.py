@@ -66,10 +66,30 @@ _APPEND_ONLY_SQLITE = [
 ]
 
 
+_APPEND_ONLY_POSTGRES = [
+    "CREATE OR REPLACE FUNCTION masta_append_only() RETURNS trigger AS $$ "
+    "BEGIN RAISE EXCEPTION 'the event log is append-only'; END $$ LANGUAGE plpgsql",
+    "DROP TRIGGER IF EXISTS events_append_only ON events",
+    "CREATE TRIGGER events_append_only BEFORE UPDATE OR DELETE ON events "
+    "FOR EACH ROW EXECUTE FUNCTION masta_append_only()",
+]
+
+
+def normalise_url(url: str) -> str:
+    """`postgresql://...` uses psycopg 3 when psycopg2 is not installed."""
+    if url.startswith(("postgresql://", "postgres://")):
+        try:
+            import psycopg2  # noqa: F401
+        except ImportError:
+            return "postgresql+psycopg://" + url.split("://", 1)[1]
+    return url
+
+
 class Store:
     """One database; several evenings (each one event log with its own `seq` 1, 2, ...)."""
 
     def __init__(self, url: str):
+        url = normalise_url(url)
         self.url = url
         if url.startswith("sqlite:///"):
             Path(url[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
@@ -90,10 +110,11 @@ class Store:
         if "table_name" not in cols:  # a database from before tables had names
             with self.engine.begin() as conn:
                 conn.execute(text("ALTER TABLE evenings ADD COLUMN table_name VARCHAR(80) NOT NULL DEFAULT 'main'"))
-        if url.startswith("sqlite"):
-            with self.engine.begin() as conn:
-                for stmt in _APPEND_ONLY_SQLITE:
-                    conn.execute(text(stmt))
+        triggers = (_APPEND_ONLY_SQLITE if url.startswith("sqlite")
+                    else _APPEND_ONLY_POSTGRES if url.startswith("postgres") else [])
+        with self.engine.begin() as conn:
+            for stmt in triggers:
+                conn.execute(text(stmt))
         self._lock = threading.Lock()
 
     # --- evenings -------------------------------------------------------------------
