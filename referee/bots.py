@@ -42,6 +42,13 @@ class Bot:
 
 
 
+def _finishes_badly(g: GameState, play: Play) -> int:
+    """1 if the play would finish the player on a special card where that makes a Shithead."""
+    if not g.preset.table.no_finish_on_special or RANK[play.cards[-1]] not in g.c.special:
+        return 0
+    return int(g._would_finish(g.turn, len(play.cards), play.source))
+
+
 class LowestBot(Bot):
     name = "lowest"
 
@@ -65,6 +72,8 @@ class SaverBot(Bot):
         c = g.c
         v = RANK_VALUE[r]
         if r in c.special:
+            if g.preset.table.no_finish_on_special and not g.stock and g.started:
+                return v - 40  # special cards cannot be the last ones: spend them first
             v += 20 + (10 if c.burn[r] or c.anywhere[r] else 0)
         return v
 
@@ -86,7 +95,7 @@ class SaverBot(Bot):
         for x in plays:
             if x.pickup:
                 continue
-            k = (self._worth(g, RANK[x.cards[-1]]), -len(x.cards),
+            k = (_finishes_badly(g, x), self._worth(g, RANK[x.cards[-1]]), -len(x.cards),
                  g.cards_left(x.target) if x.target is not None and x.target < n else 0)
             if key is None or k < key:
                 best, key = x, k
@@ -108,7 +117,7 @@ class AggressiveBot(SaverBot):
             power = (c.burn[r] or c.skip[r] or c.give_pot[r] or c.picks_up[r]
                      or c.reverse[r]) and len(g.pile) >= 2
             four = c.four and r == g.run_rank and g.run_n + len(x.cards) >= c.four
-            k = (0 if (power or four) else 1, -len(x.cards), RANK_VALUE[r],
+            k = (_finishes_badly(g, x), 0 if (power or four) else 1, -len(x.cards), RANK_VALUE[r],
                  g.cards_left(x.target) if x.target is not None else 0)
             if key is None or k < key:
                 best, key = x, k

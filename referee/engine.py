@@ -510,7 +510,7 @@ class GameState:
             else:
                 self.run_rank, self.run_n = r, k
         burn = (pr is not None and c.burn[pr]) or (c.four and self.run_n >= c.four)
-        if play.turbo:
+        if play.turbo and p != self.turn:
             if burn:
                 self._burn(p)
                 self._after_play(p, r)
