@@ -7,8 +7,8 @@
 
   function table(cols, rows) {
     if (!rows.length) return h("p", { class: "muted" }, "No finished game yet.");
-    return h("table", {}, h("thead", {}, h("tr", {}, cols.map((c) => h("th", {}, c[0])))),
-      h("tbody", {}, rows.map((r) => h("tr", {}, cols.map((c) => h("td", {}, c[1](r)))))));
+    return h("div", { class: "scroll" }, h("table", {}, h("thead", {}, h("tr", {}, cols.map((c) => h("th", {}, c[0])))),
+      h("tbody", {}, rows.map((r) => h("tr", {}, cols.map((c) => h("td", {}, c[1](r))))))));
   }
 
   function render(d) {
