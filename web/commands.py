@@ -60,8 +60,23 @@ def _build(config):
                          f"(for PostgreSQL: pip install psycopg[binary])") from None
 
 
+def _lan_address() -> str | None:
+    """This machine's address on the local network (no packet is sent), for phones' links."""
+    import socket
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("10.255.255.255", 1))
+            return s.getsockname()[0]
+    except OSError:
+        return None
+
+
 def _announce(app, config, extra: list[str]) -> None:
     base = config.base_url()
+    if config.host in ("0.0.0.0", "::", ""):
+        lan = _lan_address()
+        if lan:
+            base = f"http://{lan}:{config.port}"
     token = app.extensions["masta.token"]
     print(f"masta: serving on {base}/  (everyone: watch and vote)", flush=True)
     print(f"masta: operator link (open once per device): {base}/auth?token={token}", flush=True)

@@ -134,6 +134,7 @@ class TableService:
             self.log.append(ev)
             payload = {"event": ev, "outputs": [dict(o, kind=rl.kind(o), plain=rl.plain(o, ev)) for o in outs],
                        "view": self.view()}
-        payload["published"] = time.time()
-        self.broadcaster.publish("update", payload)
+            payload["published"] = time.time()
+            # inside the lock, so pages get updates in log order (publishing never blocks)
+            self.broadcaster.publish("update", payload)
         return payload
