@@ -159,5 +159,5 @@ def stream_game(preset: Preset | str = "fr", players: int = 4, seed: int = 0, *,
     out.burns = g.burns
     out.burns_by = {names[i]: g.burns_by[i] for i in range(players)}
     out.over = g.over
-    out.order = [names[i] for i in g.finished] if g.over else []
+    out.order = [names[i] for i in g.finished]  # partial when the game hit the play cap
     return out

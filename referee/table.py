@@ -275,10 +275,6 @@ class TableReferee:
         ref = ev.get("event")
         if ref is not None:
             self._check_ref(ev, ref)
-        if g.over and t in PLAY_TYPES and t != "pot_cleared":
-            raise EventError(f"{t} event {ev['seq']}: game {g.number} ended at event "
-                             f"{g.end_seq} ({', '.join(g.order)}); start the next game with a "
-                             f"setup event", seq=ev["seq"])
         if t == "played_by" and ref is None:
             if g.last_played is None:
                 raise EventError(f"played_by event {ev['seq']}: no cards have been played in "
@@ -286,15 +282,20 @@ class TableReferee:
             ev["event"] = g.last_played
         if t == "target" and ref is None and g.awaiting_target is not None:
             ev["event"] = g.awaiting_target
-        if t == "target" and "event" not in ev:
-            raise EventError(f"target event {ev['seq']}: no Ace (or other give-the-pot card) "
-                             f"is waiting for a target; name its event with `event`",
-                             seq=ev["seq"])
         if t == "picked_up" and ref is None:
             if g.pending_clear is not None:
                 ev["event"] = g.pending_clear
             elif not g.pot and g.last_clear is not None and g.last_clear > (g.last_played or 0):
                 ev["event"] = g.last_clear  # the pot was already picked up: say by whom
+        # after the end only corrections of this game's events (and tidying up) are taken
+        if g.over and t in PLAY_TYPES and t != "pot_cleared" and "event" not in ev:
+            raise EventError(f"{t} event {ev['seq']}: game {g.number} ended at event "
+                             f"{g.end_seq} ({', '.join(g.order)}); start the next game with a "
+                             f"setup event", seq=ev["seq"])
+        if t == "target" and "event" not in ev:
+            raise EventError(f"target event {ev['seq']}: no Ace (or other give-the-pot card) "
+                             f"is waiting for a target; name its event with `event`",
+                             seq=ev["seq"])
 
     def _check_setup(self, ev: dict) -> None:
         try:
