@@ -611,6 +611,33 @@ class GameState:
                 self.req, self.eff, self.run_rank, self.run_n, self.target, self.started,
                 self.start_rank, self.over, self.burns, self.plays, self.pickups)
 
+    def position(self) -> tuple:
+        """The snapshot without the counters: equal positions play on identically."""
+        snap = self.snapshot()
+        return snap[:10] + snap[11:-3]
+
+    def forced_cycle(self, max_len: int = 64) -> bool:
+        """Whether the rules force this position round in a loop: every move from here is
+        the only legal one, until the very same position comes back (a game that cannot
+        end, whatever the players do).  Leaves the state unchanged."""
+        start = self.position()
+        pushed = 0
+        saved, self.history = self.history, True
+        try:
+            for _ in range(max_len):
+                plays = self.legal_plays()
+                if self.over or len(plays) != 1:
+                    return False
+                self.push(plays[0])
+                pushed += 1
+                if self.position() == start:
+                    return True
+            return False
+        finally:
+            for _ in range(pushed):
+                self.pop()
+            self.history = saved
+
     def grades(self) -> dict[int, str]:
         """The French grades once the game is over: MASTA, VICE-MASTA, PEUPLE, SHITHEAD."""
         if not self.over:

@@ -1,7 +1,9 @@
 """Bot games: play many games under a preset and gather statistics.
 
-A game that has not ended after `max_plays` plays is stopped and counted as *stuck*
-(reported, never hidden), so an endless game can never hang a simulation.
+A game that has not ended after `max_plays` plays is stopped and counted as *not ended*
+(reported, never hidden), so an endless game can never hang a simulation.  Some positions
+loop forever whatever anyone does (every move forced, the same position coming back:
+`GameState.forced_cycle`); such games are stopped early and counted apart.
 """
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ class SimStats:
     plays: int = 0
     burns: int = 0
     pickups: int = 0
+    cycles: int = 0   # games that did not end because the rules force an endless loop
     seconds: float = 0.0
     styles: list[str] = field(default_factory=list)
     #: style -> Counter(finishing position 1..n) over ended games
@@ -46,7 +49,8 @@ class SimStats:
         lines = [f"preset {self.preset}, {self.players} players, {self.games} games in "
                  f"{self.seconds:.2f} s: {self.games_per_s:.0f} games/s",
                  f"ended: {self.ended}/{self.games} ({100 * self.ended / g:.1f}%), "
-                 f"stuck at the play cap: {self.stuck}",
+                 f"not ended: {self.stuck} ({self.cycles} in a loop the rules force, "
+                 f"{self.stuck - self.cycles} at the play cap)",
                  f"per game: {self.plays / g:.1f} plays, {self.burns / g:.2f} burns, "
                  f"{self.pickups / g:.2f} pick-ups",
                  "finishing positions (1 = first out, last = shithead):"]
@@ -71,6 +75,8 @@ def play_game(preset: Preset | str, bots: list[Bot], rng: random.Random,
     turbo_on = g.preset.table.turbo != "off"
     turbo_bots = [b for b in bots if type(b).turbo is not Bot.turbo]
     while not g.over and g.plays < max_plays:
+        if g.plays >= 400 and g.plays % 200 == 0 and g.forced_cycle():
+            break  # the rules force an endless loop: no bot can end this game
         if turbo_on and turbo_bots and g.pile:
             tp = g.turbo_plays()
             if tp:
@@ -110,6 +116,8 @@ def simulate(preset: Preset | str = "fr", players: int = 4, games: int = 100,
         st.plays += g.plays
         st.burns += g.burns
         st.pickups += g.pickups
+        if not g.over and g.forced_cycle():
+            st.cycles += 1
         if g.over:
             st.ended += 1
             for pos, seat in enumerate(g.finished, 1):
