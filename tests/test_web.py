@@ -477,3 +477,21 @@ def test_two_tables_share_one_database(tmp_path):
     assert b.test_client().get("/live/state.json").json["players"] == ["Xi", "Yu"]
     again = make_app(tmp_path, table="red")  # restarted: still the red table's game
     assert again.test_client().get("/live/state.json").json["players"] == ["Ann", "Bob"]
+
+
+def test_a_stored_log_the_referee_refuses_is_reported_not_lost(tmp_path):
+    app = make_app(tmp_path)
+    c = app.test_client()
+    setup_game(c)
+    play(c, "5H")
+    store = app.extensions["masta.store"]
+    eid = app.extensions["masta.table"].evening_id
+    store.append(eid, {"seq": 3, "t": 1.0, "type": "played_by", "source": "operator", "player": "Nobody", "event": 2})
+    again = make_app(tmp_path)
+    state = again.test_client().get("/live/state.json").json
+    assert "cannot be replayed past event 3" in state["referee"]
+    assert state["table"]["pot"] == ["5H"]  # everything before it is still there
+    assert "cannot be replayed" in again.test_client().get("/live/").data.decode()
+    r = post(again.test_client(), "/manual/api/events", {"type": "cards_played", "cards": ["6H"]})
+    assert r.status_code == 400 and "cannot be replayed" in r.json["error"]
+    assert store.count_events(eid) == 3

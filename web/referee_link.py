@@ -1,50 +1,30 @@
-"""The one place the web app touches the table referee and the evening (referee/table.py,
-referee/evening.py), through their documented contract only:
-`TableReferee.apply(event) -> list[dict]`, `.view() -> dict`, and the evening object.
+"""The one place the web app touches the table referee, the evening and the presets
+(referee/table.py, referee/evening.py, referee/rules.py), through their documented contract:
+`TableReferee.apply(event) -> list[dict]` (atomic: a refused event raises EventError, a
+ValueError, and changes nothing), `.outputs` (per seq, revised after corrections), `.view()`,
+and `Evening.from_table(ref).view()`.
 """
 from __future__ import annotations
 
 from typing import Any
 
-try:  # the referee lands in parallel; until then the pages say it is missing
-    from referee.table import TableReferee  # type: ignore
-except ImportError as _exc:  # pragma: no cover - depends on the checkout
-    TableReferee = None  # type: ignore
-    _MISSING = str(_exc)
-else:
-    _MISSING = ""
-
-try:
-    from referee import rules as _rules  # type: ignore
-except ImportError:  # pragma: no cover
-    _rules = None  # type: ignore
+from referee import rules as _rules
+from referee.evening import Evening
+from referee.table import TableReferee
 
 
 def status() -> str:
-    return "ok" if TableReferee is not None else f"table referee not installed ({_MISSING})"
+    return "ok"
 
 
-def presets() -> list[str] | None:
-    if _rules is None:
-        return None
-    for name in ("preset_names", "list_presets", "available_presets"):
-        fn = getattr(_rules, name, None)
-        if callable(fn):
-            return list(fn())
-    return None
+def presets() -> list[str]:
+    """The shipped presets' names (a user's preset is passed by the path of its file)."""
+    return list(_rules.list_presets())
 
 
-def new_referee() -> Any:
-    return TableReferee() if TableReferee is not None else None
-
-
-def replay(log: list[dict]) -> tuple[Any, Any, dict[int, list[dict]]]:
-    """(referee, evening, outputs by seq) after applying the whole stored log.
-
-    The referee's own `outputs` are used: after a correction it revises earlier ones."""
-    ref = new_referee()
-    if ref is None:
-        return None, None, {}
+def replay(log: list[dict]) -> tuple[TableReferee, None, dict[int, list[dict]]]:
+    """(referee, evening, outputs by seq) after applying the whole stored log."""
+    ref = TableReferee()
     for ev in log:
         try:
             ref.apply(dict(ev))
@@ -54,29 +34,23 @@ def replay(log: list[dict]) -> tuple[Any, Any, dict[int, list[dict]]]:
     return ref, None, ref.outputs
 
 
-def apply(ref: Any, evening: Any, ev: dict) -> list[dict]:
+def apply(ref: TableReferee, evening: Any, ev: dict) -> list[dict]:
     """Rule one event; a ValueError (EventError) means refused, with the referee unchanged."""
-    if ref is None:
-        return []
     if getattr(ref, "replay_error", None):
         raise ValueError(ref.replay_error)
     return [dict(o) for o in ref.apply(dict(ev))]
 
 
-def outputs(ref: Any) -> dict[int, list[dict]]:
-    return ref.outputs if ref is not None else {}
+def outputs(ref: TableReferee) -> dict[int, list[dict]]:
+    return ref.outputs
 
 
-def view(ref: Any) -> dict:
-    return dict(ref.view()) if ref is not None else {}
+def view(ref: TableReferee) -> dict:
+    return dict(ref.view())
 
 
-def game_over(ref: Any) -> bool:
-    return bool(view(ref).get("over"))
-
-
-def needs_replay(ev: dict) -> bool:
-    return False  # the referee replays by itself when an event changes the past
+def game_over(ref: TableReferee) -> bool:
+    return bool(ref.view().get("over"))
 
 
 def kind(out: dict) -> str:
@@ -130,8 +104,6 @@ def plain(out: dict, ev: dict) -> str:
 
 def preset_words(name_or_path: str) -> tuple[str, str]:
     """(the rules in plain words, the TOML text) of a preset."""
-    if _rules is None:
-        raise ValueError("the rules engine is not installed")
     preset = _rules.load_preset(name_or_path)
     path = getattr(preset, "path", None)
     toml = open(path, encoding="utf-8").read() if path else ""
@@ -140,13 +112,8 @@ def preset_words(name_or_path: str) -> tuple[str, str]:
 
 def check_preset_file(path) -> None:
     """Raise ValueError (naming key and file) unless `path` is a valid preset."""
-    if _rules is None:
-        raise ValueError("the rules engine is not installed")
     _rules.load_preset(str(path))
 
 
-def evening_view(ref: Any) -> dict:
-    if ref is None:
-        return {"games": [], "standings": [], "ratings": [], "pending_duties": [], "orders": []}
-    from referee.evening import Evening
+def evening_view(ref: TableReferee) -> dict:
     return Evening.from_table(ref).view()
