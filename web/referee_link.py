@@ -29,7 +29,8 @@ def replay(log: list[dict]) -> tuple[TableReferee, None, dict[int, list[dict]]]:
         try:
             ref.apply(dict(ev))
         except ValueError as exc:  # a stored log this referee refuses: stop there, say so
-            ref.replay_error = f"the stored log cannot be replayed past event {ev['seq']}: {exc}"
+            ref.replay_error = (f"the stored log cannot be replayed past event {ev['seq']}: {exc}; "
+                                f"export it (Export page) and start a new evening on the set-up page")
             break
     return ref, None, ref.outputs
 
