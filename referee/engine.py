@@ -81,8 +81,10 @@ class GameState:
         self.stock: list[str] = []
         self.pile: list[str] = []
         self.out: list[str] = []          # burned, or removed from the game
-        self.finished: list[int] = []     # finishing order; the loser is last
-        self.last_places: list[int] = []  # out on a special card: placed last
+        #: players in the order they went out; once the game is over, the final ranking
+        #: (first = MASTA, last = SHITHEAD), with `last_places` moved to the end
+        self.finished: list[int] = []
+        self.last_places: list[int] = []  # out on a special card: ranked last
         self.active = [True] * players
         self.no_draw = [False] * players  # strict pick-up: next draw skipped
         self.burns_by = [0] * players
@@ -567,14 +569,15 @@ class GameState:
                     hand.append(stock.pop())
         if not hand and not stock and not self.up[p] and not self.down[p]:
             self.active[p] = False
+            self.finished.append(p)  # in the order players go out, until the game ends
             if self.preset.table.no_finish_on_special and r in self.c.special:
                 self.last_places.append(p)
-            else:
-                self.finished.append(p)
             left = [q for q in range(self.n) if self.active[q]]
             if len(left) <= 1:
-                self.finished.extend(left)
-                self.finished.extend(reversed(self.last_places))
+                # the final order: winners, the last one playing, then (last of all)
+                # whoever went out on a special card, the first of them last
+                winners = [q for q in self.finished if q not in self.last_places]
+                self.finished[:] = winners + left + self.last_places[::-1]
                 for q in left:
                     self.active[q] = False
                 self.over = True
