@@ -52,6 +52,7 @@ class Action:
     player: int
     cards: list[str] = field(default_factory=list)
     source: str = "hand"
+    operator: list[dict] = field(default_factory=list)  # operator events that follow it
 
 
 @dataclass
@@ -64,7 +65,9 @@ class GameScript:
     actions: list[Action]
     preset: str = "fr"
     engine: str = "simple"       # which generator wrote it
-    operator: list[dict] = field(default_factory=list)  # extra operator events (index -> event)
+    operator: list[dict] = field(default_factory=list)  # operator events before the first play
+    setup: dict | None = None    # the setup event (engine games: with the starter if any)
+    order: list[str] = field(default_factory=list)      # finishing order (engine games)
 
 
 def _strength_rank(r: str) -> int:
@@ -149,25 +152,100 @@ def simple_game(seed: int, players: list[str], fake_rate: float = 0.06, max_acti
 
 
 def script_from_engine(seed: int, players: list[str], preset: str = "fr") -> GameScript | None:
-    """A script played by the rules engine's bots; None while the engine cannot provide one."""
+    """A game played by the rules engine's bots (`referee.camera_stream`), with the truth
+    event log it implies; None when the engine is not importable (then `simple_game`)."""
     try:
-        from referee import engine as _engine  # noqa: F401
+        from referee import camera_stream  # noqa: F401
     except ImportError:
         return None
-    try:
-        return _engine_game(seed, players, preset)
-    except Exception:  # an engine API we do not know yet: fall back, never break rendering
-        return None
+    return _engine_game(seed, players, preset)
 
 
-def _engine_game(seed: int, players: list[str], preset: str) -> GameScript | None:
-    return None  # filled in once referee/engine.py and referee/bots.py expose a game loop
+_SOURCE = {"hand": "hand", "up": "faceup", "down": "facedown"}
+
+
+def _engine_game(seed: int, players: list[str], preset: str) -> GameScript:
+    """Drive the engine exactly as `referee.camera_stream.stream_game` does, also noting
+    what a camera sees (who played, from where, burn or pick-up) for the renderer."""
+    from referee.bots import Bot, make_bot
+    from referee.camera_stream import _Recorder
+    from referee.engine import GameState
+    from referee.rules import load_preset
+    from referee.simulate import DEFAULT_STYLES
+
+    class VisualRecorder(_Recorder):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            self.actions: list[Action] = []
+
+        def _push(self, play) -> None:
+            g = self.g
+            p = g.turn if play.player is None else play.player
+            n0, burns0 = len(self.out.events), g.burns
+            super()._push(play)
+            for ev in self.out.events[n0:]:
+                if ev["type"] == "cards_played":
+                    self.actions.append(Action("play", p, list(ev["cards"]), _SOURCE.get(play.source, "hand")))
+                elif ev["type"] == "pot_cleared":
+                    self.actions.append(Action("burn" if g.burns > burns0 else "pickup", p))
+                elif self.actions:  # operator events follow the camera event they explain
+                    self.actions[-1].operator.append({k: v for k, v in ev.items() if k not in ("seq", "t")})
+                else:
+                    self.pre_operator.append({k: v for k, v in ev.items() if k not in ("seq", "t")})
+
+    pr = load_preset(preset)
+    n = len(players)
+    rng = random.Random(seed)
+    bots: list[Bot] = [make_bot(DEFAULT_STYLES[(i + seed) % len(DEFAULT_STYLES)]) for i in range(n)]
+    g = GameState.new(pr, n, rng=rng, history=False, dealer=rng.randrange(n))
+    if pr.table.exchange:
+        for i, b in enumerate(bots):
+            b.exchange(g, i)
+    g.begin()
+    faceup = [list(u) for u in g.up]
+    facedown = [len(d) for d in g.down]
+    rec = VisualRecorder(g, list(players), 1, 0.0, False)
+    rec.pre_operator = []
+    rec.setup()
+    setup = {k: v for k, v in rec.out.events[0].items() if k not in ("seq", "t")}
+    turbo_on = pr.table.turbo != "off"
+    turbo_bots = [b for b in bots if type(b).turbo is not Bot.turbo]
+    while not g.over and g.plays < 2000:
+        if turbo_on and turbo_bots and g.pile:
+            tp = g.turbo_plays()
+            if tp:
+                for q in {x.player for x in tp}:
+                    choice = bots[q].turbo(g, [x for x in tp if x.player == q], rng)
+                    if choice is not None:
+                        rec.push(choice)
+                        break
+                if g.over:
+                    break
+        rec.push(bots[g.turn].choose(g, g.legal_plays(), rng))
+    if not g.over:
+        raise RuntimeError(f"engine game seed {seed} did not end in 2000 plays")
+    script = GameScript(list(players), g.dealer, faceup, facedown, rec.actions, pr.name, "engine")
+    script.setup = setup
+    script.operator = rec.pre_operator
+    script.order = [players[i] for i in g.finished]
+    return script
 
 
 def game_script(seed: int, players: list[str], preset: str = "fr", engine: bool = True,
                 fake_rate: float = 0.06) -> GameScript:
+    """The engine's game when it is there (with hands that reach in without playing mixed
+    in at `fake_rate`), else the built-in simple game."""
     script = script_from_engine(seed, players, preset) if engine else None
-    return script or simple_game(seed, players, fake_rate=fake_rate)
+    if script is None:
+        return simple_game(seed, players, fake_rate=fake_rate)
+    rng = random.Random(seed + 99)
+    actions: list[Action] = []
+    for a in script.actions:
+        if rng.random() < fake_rate:
+            actions.append(Action("fake", rng.randrange(len(players))))
+        actions.append(a)
+    script.actions = actions
+    return script
 
 
 # =========================================================================== drawing helpers
@@ -611,6 +689,7 @@ class GameRenderer:
         self._static_dirty = True
         self._event({"type": "cards_played", "cards": list(a.cards), "player": self.script.players[a.player],
                      "from": a.source, "t_rest": round(t_rest, 3)})
+        self._operator(a)
         yield from self._move_hand(a.player, release, edge, self.rng.randint(6, 9))
         yield from self._idle(self.rng.uniform(0.5, 1.4))
 
@@ -642,9 +721,10 @@ class GameRenderer:
         t_rest = min(self.t, t_gone) if t_gone is not None else self.t
         self._event({"type": "pot_cleared", "reason": a.kind, "player": self.script.players[player],
                      "cards": [o.card for o in cards], "t_rest": round(t_rest, 3)})
-        if a.kind == "pickup":
+        if a.kind == "pickup" and self.script.engine == "simple":
             self._event({"type": "picked_up", "player": self.script.players[player], "source": "operator"})
-        else:
+        self._operator(a)
+        if a.kind != "pickup":
             yield from self._move_hand(player, target, edge, self.rng.randint(6, 9))
         yield from self._idle(self.rng.uniform(0.5, 1.2))
 
@@ -659,6 +739,17 @@ class GameRenderer:
         yield from self._move_hand(a.player, hover, edge, self.rng.randint(7, 10))
         yield from self._idle(self.rng.uniform(0.3, 0.8))
 
+    def _operator(self, a: Action) -> None:
+        """The operator events that go with `a` (a Turbo's player, an Ace's target, ...),
+        their `event` pointing at `a`'s camera event."""
+        seq = self.events[-1]["seq"] if self.events else 1
+        for op in a.operator:
+            ev = dict(op)
+            if "event" in ev:
+                ev["event"] = seq
+            ev["source"] = "operator"
+            self._event(ev)
+
     def _event(self, ev: dict) -> None:
         ev.setdefault("source", "camera")
         ev["t"] = round(self.t, 3)
@@ -667,6 +758,8 @@ class GameRenderer:
 
     def frames(self):
         """Yield the video's frames (BGR); truth accumulates in `frames_truth` and `events`."""
+        for op in self.script.operator:
+            self._event({**op, "source": "operator"})
         yield from self._idle(1.0)
         for a in self.script.actions:
             if a.kind == "play":
@@ -686,6 +779,8 @@ class GameRenderer:
 
     def setup_event(self) -> dict[str, Any]:
         s = self.script
+        if s.setup:
+            return {"seq": 1, "t": 0.0, **s.setup, "source": "operator", "decks": 1}
         return {"seq": 1, "t": 0.0, "type": "setup", "source": "operator", "players": list(s.players),
                 "dealer": s.players[s.dealer], "preset": s.preset if s.engine != "simple" else self.spec.preset,
                 "decks": 1, "game": 1}

@@ -251,8 +251,8 @@ class PotWatcher:
         cx = float(np.median((boxes[:, 0] + boxes[:, 2]) / 2))
         cy = float(np.median((boxes[:, 1] + boxes[:, 3]) / 2))
         m = self.cfg.zone_margin_cards * size
-        half_w = max(size, cx - boxes[:, 0].min(), boxes[:, 2].max() - cx) + m
-        half_h = max(size, cy - boxes[:, 1].min(), boxes[:, 3].max() - cy) + m
+        half_w = max(0.75 * size, cx - boxes[:, 0].min(), boxes[:, 2].max() - cx) + m
+        half_h = max(0.75 * size, cy - boxes[:, 1].min(), boxes[:, 3].max() - cy) + m
         with self._lock:
             self._zone = (max(0.0, (cx - half_w) / w), max(0.0, (cy - half_h) / h),
                           min(1.0, (cx + half_w) / w), min(1.0, (cy + half_h) / h))
@@ -281,9 +281,10 @@ class PotWatcher:
         ya, yb = int(max(0, y0 - my) * sh), int(np.ceil(min(1, y1 + my) * sh))
         return float((np.abs(a[ya:yb, xa:xb] - b[ya:yb, xa:xb]) > self.cfg.pixel_diff).mean())
 
-    def _crosses_border(self, small: np.ndarray, ref: np.ndarray) -> bool:
-        """True when the scene differs from the settled one along the zone's border: cards
-        land inside the zone, but an arm always crosses its edge."""
+    def _crosses_border(self, small: np.ndarray, ref: np.ndarray, boxes=(), shape=None) -> bool:
+        """True when the scene differs from the settled one along the zone's border, outside
+        the cards seen now and before (`boxes`, frame pixels): cards land inside the zone,
+        but an arm always crosses its edge."""
         sh, sw = small.shape
         x0, y0, x1, y1 = self.zone
         xa, xb = int(x0 * sw), min(sw, int(np.ceil(x1 * sw)))
@@ -296,6 +297,12 @@ class PotWatcher:
             for dx in (0, 1, 2):
                 np.minimum(diff, np.abs(small - pad[dy:dy + sh, dx:dx + sw]), out=diff)
         changed = diff > self.cfg.ring_diff
+        if boxes and shape is not None:
+            fx, fy = sw / shape[1], sh / shape[0]
+            for b in boxes:  # a card lying across the edge is not an arm
+                bw, bh = b[2] - b[0], b[3] - b[1]
+                changed[max(0, int((b[1] - 0.5 * bh) * fy) - 1):int(np.ceil((b[3] + 0.5 * bh) * fy)) + 1,
+                        max(0, int((b[0] - 0.5 * bw) * fx) - 1):int(np.ceil((b[2] + 0.5 * bw) * fx)) + 1] = False
         inner = np.zeros_like(changed)
         inner[max(0, ya - r):yb + r, max(0, xa - r):xb + r] = True
         inner[ya + r:max(ya + r, yb - r), xa + r:max(xa + r, xb - r)] = False
@@ -327,14 +334,16 @@ class PotWatcher:
             if self._zone_diff(small, ref) < self.cfg.same_scene:
                 self._done = True  # same scene as the settled one: nothing to read
                 return []
-            if self._still < self.cfg.hand_patience and self._crosses_border(small, ref):
-                return []  # something reaches in across the zone's edge: a hand, wait
         dets = [d for d in detect(image) if self.in_zone(d.box, image.shape)]
         self.detector_calls += 1
         self._reads.append(dets)
         if len(self._reads) < self.cfg.read_frames:
             return []
         obs = consensus(self._reads, self.priors_fn(), self.cfg)
+        if ref is not None and self._still < self.cfg.hand_patience and self._crosses_border(
+                small, ref, [o.box for o in obs] + [o.box for o in self.state], image.shape):
+            self._reads.pop(0)  # something still reaches in across the zone's edge: wait
+            return []
         events = self._decide(obs, image, t, index)
         self._settled_small = small
         self._settled_image = image
