@@ -265,3 +265,22 @@ def test_saved_log_replays_to_the_same_rulings(tmp_path):
     assert again.view() == ref.view()
     lines = path.read_text().splitlines()
     assert parse_lines(lines) == ref.log
+
+
+def test_picked_up_names_who_really_took_the_pot():
+    ref, outs = table(play("KH"), CLEAR)
+    assert ref.view()["players"][1]["known_hand"] == ["KH"]  # Bob, whose turn it was
+    out = ref.apply({"type": "picked_up", "player": "Cy"})
+    assert ref.log[-1]["event"] == 3  # it names the clear it corrects
+    assert [o["player"] for o in out if o["kind"] == "pickup"] == ["Cy"]
+    v = ref.view()
+    assert v["players"][1]["hand"] == 3 and v["players"][2]["hand"] == 4
+    assert v["players"][2]["known_hand"] == ["KH"] and v["turn"] == "Ann"
+
+
+def test_picked_up_before_the_camera_sees_the_pot_go():
+    ref, outs = table(play("KH"))
+    out = ref.apply({"type": "picked_up", "player": "Bob"})
+    assert [o["player"] for o in out if o["kind"] == "pickup"] == ["Bob"]
+    out = ref.apply(CLEAR)  # the camera catches up: nothing more happens
+    assert [o["kind"] for o in out] == ["info"] and ref.view()["players"][1]["hand"] == 4
