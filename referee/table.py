@@ -9,9 +9,11 @@ Contract (the web page and the vision pipeline rely on it):
   `ruling` (engine `Ruling.to_dict()` plus `player`, `cards`, `turbo`, `phase`), `burn`,
   `pickup`, `out`, `game_over` (with `order` and `titles`), `suspicion` (ledger evidence),
   `prompt` (a question for the operator: `who_played`, `target`, `who_picked_up`,
-  `desync`), `duty_done`, `duty_broken`, `order`, `vote`, `order_decided`, `info`.
+  `who_starts`, `desync`), `phase` (a player moves on to the face-up or face-down cards, or
+  back to the hand), `duty_done`, `duty_broken`, `order`, `vote`, `order_decided`, `info`.
   An event that changes the past (`correct`, `void`, `confirm`, `played_by`, a `picked_up`
-  or `target` naming an earlier event) rebuilds the state by replaying the whole log; outputs
+  or `target` naming an earlier event) rebuilds the state by replaying the current game
+  from its `setup` (such events may only name events of the current game); outputs
   of earlier events that changed come back too, marked `"revised": true`.
 - A bad event raises `EventError` (a `ValueError`) with a plain message; nothing is appended
   and the state is untouched.
@@ -384,7 +386,8 @@ class TableReferee:
         if t == "cards_played":
             return self._played(g, ev)
         if t == "pot_cleared":
-            return self._cleared(g, ev)
+            before = {p: s.phase(g.stock) for p, s in g.seats.items()}
+            return self._cleared(g, ev) + self._phase_changes(g, before, seq)
         if t == "player_out":
             return self._player_out(g, ev)
         if t == "counts":
@@ -455,6 +458,23 @@ class TableReferee:
 
     # -- a play ------------------------------------------------------------------------------
     def _played(self, g: Game, ev: dict) -> list[dict]:
+        """A play, plus a `phase` output when it moves its player on to the face-up or
+        face-down cards (or back to the hand after a pick-up)."""
+        before = {p: s.phase(g.stock) for p, s in g.seats.items()}
+        out = self._play(g, ev)
+        return out + self._phase_changes(g, before, ev["seq"])
+
+    def _phase_changes(self, g: Game, before: dict[str, str], seq: int) -> list[dict]:
+        words = {"hand": "the hand", "up": "the face-up cards", "down": "the face-down cards"}
+        out = []
+        for name, seat in g.seats.items():
+            now = seat.phase(g.stock)
+            if now != before[name] and now in words:
+                out.append({"kind": "phase", "event": seq, "player": name, "phase": now,
+                            "text": f"{name} now plays from {words[now]}"})
+        return out
+
+    def _play(self, g: Game, ev: dict) -> list[dict]:
         seq = ev["seq"]
         cards = self._cards_of(seq)
         g.started = True
