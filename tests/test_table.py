@@ -284,3 +284,19 @@ def test_picked_up_before_the_camera_sees_the_pot_go():
     assert [o["player"] for o in out if o["kind"] == "pickup"] == ["Bob"]
     out = ref.apply(CLEAR)  # the camera catches up: nothing more happens
     assert [o["kind"] for o in out] == ["info"] and ref.view()["players"][1]["hand"] == 4
+
+
+def test_lowest_card_starts_asks_who_started():
+    ref = TableReferee()
+    out = ref.apply({"type": "setup", "players": PLAYERS, "dealer": "Cy", "preset": "nl"})
+    assert [o["prompt"] for o in out if o["kind"] == "prompt"] == ["who_starts"]
+    out = ref.apply(play("3C"))
+    assert [o["prompt"] for o in out if o["kind"] == "prompt"] == ["who_played"]
+    assert ref.rulings()[-1]["player"] is None
+    ref.apply(by("Bob"))
+    v = ref.view()
+    assert ref.rulings()[-1]["player"] == "Bob" and v["turn"] == "Cy" and v["prompts"] == []
+    assert v["players"][1]["hand"] == 3 and v["stock"] == 54 - 27 - 1
+    with_starter = TableReferee([{"type": "setup", "players": PLAYERS, "dealer": "Cy",
+                                  "preset": "nl", "starter": "Bob"}, play("3C")])
+    assert with_starter.view()["turn"] == "Cy" and with_starter.view()["prompts"] == []
