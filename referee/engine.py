@@ -16,7 +16,7 @@ Seats are numbered 0..n-1 clockwise; "left of" a player is the next seat clockwi
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from referee.cards import ALL_CARD_IDS, RANK_VALUE, SUIT_ORDER, build_deck, rank_of, parse_card
 from referee.pile import (ANY_REQ, COUNTER, Compiled, Requirement, compiled, judge_on_pile,
@@ -31,12 +31,12 @@ RANK = {c: rank_of(c) for c in ALL_CARD_IDS}
 _CARD_KEY = {c: (RANK_VALUE[rank_of(c)], SUIT_ORDER.get(c[-1], -1)) for c in ALL_CARD_IDS}
 
 
-@dataclass(frozen=True, slots=True)
-class Play:
+class Play(NamedTuple):
     """One move: cards of one rank from one place (or a straight), or a pick-up.
 
     `player` defaults to the player to move; `target` is who gets the pot after a card
     that gives it away (an Ace in `fr`); `turbo` marks an out-of-turn play.
+    (A named tuple rather than a dataclass: a simulated game creates thousands.)
     """
     cards: tuple[str, ...] = ()
     source: str = HAND
@@ -335,6 +335,10 @@ class GameState:
             return []
         c = self.c
         top = RANK[self.pile[-1]]
+        if t.turbo == "same_rank" and top not in c.turbo_ranks:
+            return []  # the common case, answered before looking at any hand
+        if t.turbo == "complete_four" and (self.run_rank != top or not c.four):
+            return []
         out = []
         for q in range(self.n):
             if q == self.turn or not self.active[q] or not self.hands[q]:
