@@ -663,7 +663,10 @@ class TableReferee:
         return [{"kind": "burn", "event": seq, "player": player, "cards": cards,
                  "burns": g.burns}]
 
-    def _pick_up(self, g: Game, player: str, seq: int, reason: str = "pickup") -> list[dict]:
+    def _pick_up(self, g: Game, player: str, seq: int, reason: str = "pickup",
+                 at_clear: bool = False) -> list[dict]:
+        """`player` takes the pot; `at_clear`: `seq` is the camera's pot_cleared, which a
+        later `picked_up` may attribute to someone else."""
         tr = g.preset.table
         removed_ranks = frozenset(r for r, rr in g.preset.ranks.items() if rr.removed_on_pickup)
         cards, gone = g.ledger.pick_up(player, seq, remove=removed_ranks)
@@ -678,7 +681,8 @@ class TableReferee:
         self._drop_prompts(g, "target")
         self._drop_prompts(g, "who_picked_up")
         g.next = "any"
-        g.last_clear = seq
+        if at_clear:
+            g.last_clear = seq
         if not seat.out:
             g.turn = g.step(player)
         return [{"kind": "pickup", "event": seq, "player": player, "cards": cards,
@@ -735,7 +739,7 @@ class TableReferee:
         ann = self._annotation("picked_up", seq)
         if ann is not None:
             self._consumed.add(ann["seq"])
-            return self._pick_up(g, ann["player"], seq)
+            return self._pick_up(g, ann["player"], seq, at_clear=True)
         picker = None
         if g.awaiting_target is not None:
             picker = g.target
@@ -748,14 +752,14 @@ class TableReferee:
             return [self._prompt(g, seq, "who_picked_up",
                                  f"the pot was taken at event {seq}: who picked it up? "
                                  f"add picked_up")]
-        return self._pick_up(g, picker, seq)
+        return self._pick_up(g, picker, seq, at_clear=True)
 
     def _picked_up_forward(self, g: Game, ev: dict) -> list[dict]:
         if ev["seq"] in self._consumed:
             return []
         if "event" in ev:
             if ev["event"] == g.pending_clear:
-                return self._pick_up(g, ev["player"], g.pending_clear)
+                return self._pick_up(g, ev["player"], g.pending_clear, at_clear=True)
             return []
         if g.pot:
             return self._pick_up(g, ev["player"], ev["seq"])
@@ -772,7 +776,7 @@ class TableReferee:
         out: list[dict] = [{"kind": "info", "event": ev["seq"],
                             "text": f"{ev['player']} gets the pot unless they answer"}]
         if g.pending_clear is not None:  # the pot already went: the target took it
-            out.extend(self._pick_up(g, ev["player"], g.pending_clear))
+            out.extend(self._pick_up(g, ev["player"], g.pending_clear, at_clear=True))
         else:
             g.turn = ev["player"]
         return out
