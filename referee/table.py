@@ -664,7 +664,7 @@ class TableReferee:
                  "burns": g.burns}]
 
     def _pick_up(self, g: Game, player: str, seq: int, reason: str = "pickup",
-                 at_clear: bool = False) -> list[dict]:
+                 at_clear: bool = False, keep_turn: bool = False) -> list[dict]:
         """`player` takes the pot; `at_clear`: `seq` is the camera's pot_cleared, which a
         later `picked_up` may attribute to someone else."""
         tr = g.preset.table
@@ -683,7 +683,7 @@ class TableReferee:
         g.next = "any"
         if at_clear:
             g.last_clear = seq
-        if not seat.out:
+        if not seat.out and not keep_turn:
             g.turn = g.step(player)
         return [{"kind": "pickup", "event": seq, "player": player, "cards": cards,
                  "removed": gone, "reason": reason}]
@@ -744,6 +744,11 @@ class TableReferee:
         if g.awaiting_target is not None:
             picker = g.target
         elif g.penalty is not None:
+            # the offender takes back the illegal cards with the pot; if they played out of
+            # turn, the player whose turn it was still plays next
+            if g.turn is not None and g.penalty != g.turn:
+                return self._pick_up(g, g.penalty, seq, reason="penalty", at_clear=True,
+                                     keep_turn=True)
             picker = g.penalty
         else:
             picker = g.turn

@@ -74,6 +74,9 @@ def test_out_of_turn_play_that_is_not_a_turbo():
     assert r["reasons"][0]["code"] == "out_of_turn"
     assert ref.view()["turn"] == "Bob"
     assert any(o.get("revised") for o in outs[-1])  # the play was re-ruled
+    out = ref.apply(CLEAR)  # Cy takes the pot back with the 7; Bob still to play
+    assert [(o["player"], o["reason"]) for o in out if o["kind"] == "pickup"] == [("Cy", "penalty")]
+    assert ref.view()["turn"] == "Bob" and ref.view()["players"][2]["hand"] == 4
 
 
 def test_legal_turbo_keeps_the_turn():
