@@ -576,7 +576,7 @@ class GameRenderer:
         img = canvas.astype(np.float32)
         if self.spec.light:
             if self.rng.random() < 1 / (15 * self.spec.fps):
-                self.gain_target = self.rng.uniform(0.7, 1.2)  # a lamp switched, a cloud
+                self.gain_target = self.rng.uniform(0.72, 1.12)  # a lamp switched, a cloud
             self.gain += (self.gain_target - self.gain) * 0.15
             self.grad_phase += 0.004
             H, W = img.shape[:2]
@@ -848,9 +848,13 @@ def read_truth(path: str | Path) -> Truth:
 def read_frames_truth(path: str | Path) -> list[list[list]]:
     """Per frame, the visible face-up cards `[card, x0, y0, x1, y1, visible, where]`."""
     out: list[list[list]] = []
-    with gzip.open(path, "rt") as fh:
-        for line in fh:
-            out.append(json.loads(line)["c"])
+    try:
+        with gzip.open(path, "rt") as fh:
+            for line in fh:
+                out.append(json.loads(line)["c"])
+    except (OSError, EOFError, json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise ValueError(f"{path} is not a frames truth file written by `masta data game-video` "
+                         f"({exc}); render the video again") from None
     return out
 
 
@@ -941,6 +945,7 @@ def score_events(truth: list[dict], got: list[dict], window: float = 3.0) -> Sco
             s.truth_plays += 1
         else:
             s.truth_clears += 1
+        matched = False
         for j, g in enumerate(got):
             if used[j] or g["type"] != kind:
                 continue
@@ -948,7 +953,7 @@ def score_events(truth: list[dict], got: list[dict], window: float = 3.0) -> Sco
                 continue
             if g["t"] > ev["t_rest"] + window:
                 break
-            used[j] = True
+            used[j] = matched = True
             if kind == "cards_played":
                 if sorted(g["cards"]) == sorted(ev["cards"]):
                     s.right_plays += 1
@@ -959,7 +964,7 @@ def score_events(truth: list[dict], got: list[dict], window: float = 3.0) -> Sco
                 s.right_clears += 1
                 s.latencies.append(g["t"] - ev["t_rest"] + g.get("latency", 0.0))
             break
-        else:
+        if not matched:
             s.errors.append(f"t={ev['t_rest']:.2f}: {kind} {' '.join(ev.get('cards', []))} missed")
     for j, g in enumerate(got):
         if g["type"] == "cards_played":

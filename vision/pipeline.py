@@ -69,7 +69,11 @@ class PipelineEvent:
             out["detail"] = self.watch.detail
         if self.watch.evidence:
             out["evidence"] = dict(self.watch.evidence)
-        out["ruling"] = self.rulings[0] if len(self.rulings) == 1 else (self.rulings or None)
+        rulings = [r for r in self.rulings if isinstance(r, dict) and r.get("kind", "ruling") == "ruling"]
+        out["ruling"] = rulings[0] if rulings else None
+        others = [r for r in self.rulings if not (isinstance(r, dict) and r.get("kind", "ruling") == "ruling")]
+        if others:
+            out["outputs"] = others  # burns, pick-ups, prompts, suspicions, game over
         return out
 
 

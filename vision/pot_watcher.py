@@ -59,7 +59,8 @@ class WatcherConfig:
     presence: float = 0.6           # share of reads a card must appear in
     same_scene: float = 0.004       # still frame this close to the settled one: no re-read
     low_conf: float = 0.6           # mean confidence under this: ask the operator
-    iou_cluster: float = 0.3        # boxes in different reads closer than this: one card
+    iou_cluster: float = 0.3        # same card, boxes overlapping more than this: one card
+    iou_misread: float = 0.75       # other card, boxes this alike: the same card misread
     zone_margin_cards: float = 0.5  # auto zone margin around played cards, in card sizes
     ring_px: int = 2                # width of the zone-border band checked for arms
     ring_diff: float = 0.6          # per-pixel change (std units) that counts in the band
@@ -108,18 +109,28 @@ class WatchEvent:
 
     def to_log_event(self) -> dict[str, Any]:
         """The event-log object (docs/architecture.md) without `seq`/`t`, which the log adds.
-        A mismatch becomes a `note` so the log keeps it for the operator."""
+        What the contract has no field for goes under `meta` (`low_conf`, the votes behind
+        each read); a mismatch becomes a `note` so the log keeps it for the operator."""
+        meta: dict[str, Any] = {}
+        if self.low_conf:
+            meta["low_conf"] = True
+        if self.alternatives and any(len(a) > 1 for a in self.alternatives):
+            meta["reads"] = self.alternatives
         if self.type == "mismatch":
-            return {"type": "note", "source": "camera", "text": f"camera mismatch: {self.detail}",
-                    "cards": list(self.cards), **({"evidence": self.evidence} if self.evidence else {})}
-        ev: dict[str, Any] = {"type": self.type, "source": "camera"}
+            ev: dict[str, Any] = {"type": "note", "source": "camera", "text": f"camera mismatch: {self.detail}"}
+            meta["mismatch"] = True
+            meta["cards"] = list(self.cards)
+        else:
+            ev = {"type": self.type, "source": "camera"}
         if self.type == "cards_played":
             ev["cards"] = list(self.cards)
-            ev["conf"] = [round(c, 3) for c in self.conf]
-            if self.low_conf:
-                ev["low_conf"] = True
+            ev["conf"] = [round(float(c), 3) for c in self.conf]
+            if self.detail:
+                meta["detail"] = self.detail
         if self.evidence:
             ev["evidence"] = dict(self.evidence)
+        if meta:
+            ev["meta"] = meta
         return ev
 
 
@@ -142,13 +153,19 @@ def consensus(reads: Sequence[Sequence[DetectionLike]], priors: Priors, cfg: Wat
         used: set[int] = set()
         for d in sorted(read, key=lambda d: -d.conf):
             box = tuple(float(v) for v in d.box)
-            best, best_iou = None, cfg.iou_cluster
+            # Cards on a pot overlap a lot (two different cards can share half their box):
+            # a read joins a cluster of the same card when their boxes overlap, and a cluster
+            # of another card only when the boxes are nearly identical (a misread).
+            best, best_score = None, 0.0
             for ci, c in enumerate(clusters):
                 if ci in used:
                     continue
                 iou = _iou(box, c["box"])
-                if iou > best_iou:
-                    best, best_iou = ci, iou
+                same = d.card in c["votes"]
+                if (same and iou > cfg.iou_cluster) or iou > cfg.iou_misread:
+                    score = iou + (1.0 if same else 0.0)
+                    if score > best_score:
+                        best, best_score = ci, score
             if best is None:
                 clusters.append({"box": box, "boxes": [box], "votes": Counter(), "n": 0, "confs": []})
                 best = len(clusters) - 1

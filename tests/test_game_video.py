@@ -1,0 +1,134 @@
+"""Synthetic game videos: real files through OpenCV, truth that agrees with the engine."""
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from datasets.game_video import (GameRenderer, OracleDetector, VideoSpec, game_script, read_frames_truth,
+                                 read_truth, score_events, simple_game)
+from referee.cards import STANDARD_DECK
+
+
+@pytest.fixture(scope="module")
+def short_video(tmp_path_factory):
+    out = tmp_path_factory.mktemp("gv") / "g.mp4"
+    r = GameRenderer(VideoSpec(seed=5, players=["Ann", "Bob", "Cy"], faces="drawn-01", max_actions=10))
+    paths = r.render(out)
+    return r, paths
+
+
+def test_video_truth_and_frames_agree(short_video):
+    r, paths = short_video
+    cap = cv2.VideoCapture(str(paths["video"]))
+    n = 0
+    first = None
+    while True:
+        ok, frame = cap.read()
+        if not ok:
+            break
+        first = frame if first is None else first
+        n += 1
+    assert n == r.frame_index == len(read_frames_truth(paths["frames"]))
+    assert first.shape == (480, 640, 3)
+    truth = read_truth(paths["truth"])
+    assert truth.meta["fps"] == 30.0 and truth.meta["frames"] == n
+    assert truth.events[0]["type"] == "setup" and truth.events[0]["players"] == ["Ann", "Bob", "Cy"]
+    seqs = [e["seq"] for e in truth.events]
+    assert seqs == list(range(1, len(seqs) + 1))
+    plays = [e for e in truth.events if e["type"] == "cards_played"]
+    assert plays and all(0 < e["t_rest"] <= n / 30 for e in plays)
+    times = [e["t"] for e in truth.events]
+    assert times == sorted(times)
+
+
+def test_every_played_card_is_visible_on_the_pot_when_it_rests(short_video):
+    """The truth boxes say where each card is: at its rest time a played card lies on the pot
+    with a readable corner, and the frame there is brighter than the table (a card)."""
+    r, paths = short_video
+    frames = read_frames_truth(paths["frames"])
+    truth = read_truth(paths["truth"])
+    for ev in truth.camera_events:
+        if ev["type"] != "cards_played":
+            continue
+        i = int(round(ev["t_rest"] * 30)) + 1
+        on_pot = {c[0]: c for c in frames[i] if c[6] == "pot"}
+        for card in ev["cards"]:
+            assert card in on_pot and on_pot[card][5] >= 0.6, (card, ev)
+
+
+def test_same_seed_same_game_and_truth():
+    a = GameRenderer(VideoSpec(seed=3, players=["Ann", "Bob"], faces="drawn-02", max_actions=3))
+    b = GameRenderer(VideoSpec(seed=3, players=["Ann", "Bob"], faces="drawn-02", max_actions=3))
+    fa, fb = list(a.frames()), list(b.frames())
+    assert len(fa) == len(fb) and all(np.array_equal(x, y) for x, y in zip(fa[::20], fb[::20]))
+    assert a.events == b.events
+
+
+def test_engine_games_replay_through_the_table_referee():
+    """A whole engine game's truth log (camera + operator events) is a valid log whose
+    replay ends the game with the engine's finishing order."""
+    from referee.table import TableReferee
+    script = game_script(11, ["Ann", "Bob", "Cy"], "fr")
+    assert script.engine == "engine"
+    # the truth log without rendering: the renderer emits exactly these events in order
+    events = [{"type": "setup", **{k: v for k, v in script.setup.items() if k != "type"}}]
+    for a in script.actions:
+        if a.kind == "play":
+            events.append({"type": "cards_played", "cards": a.cards})
+        elif a.kind in ("burn", "pickup"):
+            events.append({"type": "pot_cleared"})
+        else:
+            continue
+        for op in a.operator:
+            op = dict(op)
+            if "event" in op:
+                op["event"] = len([e for e in events]) if a.kind == "play" else op["event"]
+            events.append(op)
+    ref = TableReferee()
+    for ev in events:
+        ref.apply(ev)
+    view = ref.view()
+    assert view["over"] and view["finishing_order"] == script.order
+
+
+def test_simple_game_conserves_cards_and_ends():
+    for seed in range(5):
+        s = simple_game(seed, ["A", "B", "C", "D"], fake_rate=0.0)
+        played = [c for a in s.actions if a.kind == "play" for c in a.cards]
+        assert set(played) <= set(STANDARD_DECK)
+        assert any(a.kind == "burn" for a in s.actions)
+
+
+def test_oracle_and_scoring(short_video):
+    r, paths = short_video
+    truth = read_truth(paths["truth"])
+    gt = truth.camera_events
+    got = [{"type": e["type"], "cards": e.get("cards", []) if e["type"] == "cards_played" else [],
+            "t": e["t_rest"] + 0.3} for e in gt]
+    assert score_events(gt, got).perfect
+    wrong = [dict(g) for g in got]
+    first_play = next(i for i, g in enumerate(wrong) if g["type"] == "cards_played")
+    wrong[first_play]["cards"] = ["JK"]
+    s = score_events(gt, wrong + [{"type": "mismatch", "cards": [], "t": 999.0}])
+    assert not s.perfect and s.right_plays == s.truth_plays - 1 and s.extra == 1
+    oracle = OracleDetector(read_frames_truth(paths["frames"]), confuse=1.0, seed=1)
+    oracle.index = int(round(gt[0]["t_rest"] * 30)) + 2
+    dets = oracle.detect(np.zeros((480, 640, 3), np.uint8))
+    assert dets and all(d.conf < 0.8 for d in dets)
+
+
+def test_cli_renders_a_clip_and_rejects_bad_options(tmp_path, capsys):
+    from masta.cli import main
+    rc = main(["data", "game-video", "--seed", "2", "--players", "Ann,Bob", "--max-actions", "2",
+               "--faces", "drawn-03", "--out", str(tmp_path), "--quiet", "--no-frames"])
+    assert rc == 0
+    assert (tmp_path / "game-0002.mp4").stat().st_size > 10_000
+    lines = (tmp_path / "game-0002.truth.jsonl").read_text().splitlines()
+    assert json.loads(lines[0])["type"] == "video"
+    assert not (tmp_path / "game-0002.frames.jsonl.gz").exists()
+    assert main(["data", "game-video", "--players", "Ann", "--out", str(tmp_path)]) == 2
+    assert "2 to 5 names" in capsys.readouterr().err
+    assert main(["data", "game-video", "--faces", "no-such-deck", "--out", str(tmp_path), "--quiet"]) == 2
