@@ -14,7 +14,8 @@ Stable API (the table referee relies on it):
   transparent and mirror cards (a 3 in `fr`, an 8 in `nl` and `palace`).
 - `requirement(preset, pile) -> Requirement`; `str()` of it is the ruling's `next`:
   "any", ">= Q", "<= 7", "< 7", or "counter A 2 10 3 or pick up" (after an Ace in `fr`,
-  a 3 in `sydney`: the player it hits must answer with one of those ranks or pick up).
+  a 3 in `sydney`: the player it hits must answer with one of those ranks or pick up), or
+  "pick up" (a card nothing answers, such as the joker in `nl-joker-gives`).
 - `fits(preset, pile, rank) -> bool`: may this rank go on this pot now.
 - `burns(preset, pile_after) -> "burn_card" | "burn_four" | None`.
 - `four_run(preset, pile) -> (rank, count)`: the run of one rank on top, counted the
@@ -57,6 +58,8 @@ class Requirement:
         if self.kind == ANY:
             return "any"
         if self.kind == COUNTER:
+            if not self.counter_order:
+                return "pick up"
             return f"counter {' '.join(self.counter_order)} or pick up"
         return f"{_KIND_TEXT[self.kind]} {self.rank}"
 
@@ -286,9 +289,10 @@ def play_effects(c: Compiled, pile: list[str], rank: str, count: int,
                               _cite(p, f"rank:{pr}")))
     if c.give_pot[pr]:
         effects.append("give_pot")
+        answer = (f", who may answer with {' '.join(p.ranks[pr].counter)}"
+                  if p.ranks[pr].counter else ", who must take it")
         reasons.append(Reason("give_pot", "the player gives the pot to a player of their "
-                              f"choice, who may answer with {' '.join(p.ranks[pr].counter)}",
-                              _cite(p, f"rank:{pr}")))
+                              f"choice{answer}", _cite(p, f"rank:{pr}")))
     if c.picks_up[pr]:
         effects.append("next_picks_up")
         reasons.append(Reason("next_picks_up", "the next player must pick up the pot unless "
