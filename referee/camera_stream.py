@@ -41,6 +41,10 @@ class StreamedGame:
     #: `legal_plays` offered them to the bot (an engine inconsistency: such a game's truth
     #: is not self-consistent, so replay tests leave it out and count it)
     engine_disagrees: list[int] = field(default_factory=list)
+    #: per pot_cleared seq: who picked the pot up and its cards (a blind miss included)
+    pickups: dict[int, tuple[str, list[str]]] = field(default_factory=dict)
+    #: per pot_cleared seq that follows a burn: the burned cards
+    burned: dict[int, list[str]] = field(default_factory=dict)
     #: after the last event of each engine move: per player (hand, face_up, face_down), stock
     counts: dict[int, tuple[dict[str, tuple[int, int, int]], int]] = field(default_factory=dict)
 
@@ -86,10 +90,11 @@ class _Recorder:
         name = self.names[p]
         finished_before = len(g.finished)
         if play.pickup:
-            had_pot = bool(g.pile)
+            had_pot = list(g.pile)
             g.push(play)
             if had_pot:
-                self.emit("pot_cleared", "camera")
+                seq = self.emit("pot_cleared", "camera")
+                self.out.pickups[seq] = (name, had_pot)
             else:
                 self.emit("picked_up", "operator", player=name)
             return
@@ -109,6 +114,7 @@ class _Recorder:
         self.out.players_of[seq] = name
         if p != g.turn:
             self.emit("played_by", "operator", event=seq, player=name)
+        pile_before = list(g.pile)
         g.push(play)
         self.out.plays += 1
         if "give_pot" in ruling.effects and ruling.legal and not g.over:
@@ -118,7 +124,12 @@ class _Recorder:
         if "blind_miss" in ruling.codes and g.pile:
             self.out.engine_disagrees.append(seq)  # judged a miss, but push kept it
         if not g.pile:  # burned, or a blind card picked up with the pot
-            self.emit("pot_cleared", "camera")
+            clear = self.emit("pot_cleared", "camera")
+            gone = pile_before + list(play.cards)
+            if "burn" in ruling.effects:
+                self.out.burned[clear] = gone
+            else:
+                self.out.pickups[clear] = (name, gone)
         if self.operator_outs and len(g.finished) > finished_before and not g.over:
             self.emit("player_out", "operator", player=name)
 
