@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 from typing import NamedTuple
 
-from referee.cards import ALL_CARD_IDS, RANK_VALUE, SUIT_ORDER, build_deck, rank_of, parse_card
+from referee.cards import ALL_CARD_IDS, RANK_VALUE, build_deck, parse_card, rank_of
 from referee.pile import (ANY_REQ, COUNTER, Compiled, Requirement, compiled, judge_on_pile,
                           requirement as pile_requirement, effective_top, four_run)
 from referee.rules import Preset, load_preset
@@ -28,7 +28,6 @@ __all__ = ["Play", "GameState", "HAND", "UP", "DOWN"]
 
 HAND, UP, DOWN = "hand", "up", "down"
 RANK = {c: rank_of(c) for c in ALL_CARD_IDS}
-_CARD_KEY = {c: (RANK_VALUE[rank_of(c)], SUIT_ORDER.get(c[-1], -1)) for c in ALL_CARD_IDS}
 
 
 class Play(NamedTuple):

@@ -20,7 +20,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from referee.cards import JOKER, RANK_VALUE, RANKS, SUIT_ORDER, parse_rank
+from referee.cards import JOKER, RANKS, SUIT_ORDER, parse_rank
 
 __all__ = ["PresetError", "RankRule", "TableRules", "Cite", "Preset", "load_preset",
            "list_presets", "DEFAULT_PRESET", "RANK_ORDER", "TABLE_RULE_KEYS"]

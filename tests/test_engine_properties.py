@@ -67,7 +67,7 @@ def _check_judge_agrees(g: GameState, plays: list[Play]) -> None:
 
 
 @pytest.mark.parametrize("name", PRESETS)
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), pdraw=st.integers(0, 10))
 def test_random_game_invariants(name, seed, pdraw):
     rng = random.Random(seed)
@@ -102,7 +102,7 @@ def test_random_game_invariants(name, seed, pdraw):
 
 
 @pytest.mark.parametrize("name", PRESETS)
-@settings(max_examples=4, deadline=None, derandomize=True)
+@settings(max_examples=5, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 2**32 - 1), pdraw=st.integers(0, 10))
 def test_bot_games_end_and_are_reproducible(name, seed, pdraw):
     n = _players(name, pdraw)
