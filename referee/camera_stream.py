@@ -41,6 +41,8 @@ class StreamedGame:
     #: `legal_plays` offered them to the bot (an engine inconsistency: such a game's truth
     #: is not self-consistent, so replay tests leave it out and count it)
     engine_disagrees: list[int] = field(default_factory=list)
+    #: after the last event of each engine move: the pot (bottom to top) and who is to play
+    piles: dict[int, tuple[list[str], str | None]] = field(default_factory=dict)
     #: per pot_cleared seq: who picked the pot up and its cards (a blind miss included)
     pickups: dict[int, tuple[str, list[str]]] = field(default_factory=dict)
     #: per pot_cleared seq that follows a burn: the burned cards
@@ -83,6 +85,8 @@ class _Recorder:
         self.out.counts[len(self.out.events)] = (
             {name: (len(g.hands[i]), len(g.up[i]), len(g.down[i]))
              for i, name in enumerate(self.names)}, len(g.stock))
+        self.out.piles[len(self.out.events)] = (list(g.pile), None if g.over
+                                                else self.names[g.turn])
 
     def _push(self, play: Play) -> None:
         g = self.g

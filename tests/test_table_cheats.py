@@ -5,9 +5,11 @@ only sees the camera and operator events up to the cheat, then the cheat itself.
 """
 from __future__ import annotations
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
 from referee.camera_stream import stream_game
+from referee.cards import STANDARD_DECK, rank_of
+from referee.pile import fits, judge_on_pile, requirement
 from referee.table import TableReferee
 
 GAMES = [stream_game("fr", 4, seed) for seed in range(6)]
@@ -66,3 +68,53 @@ def test_a_card_seen_twice_in_one_deck(g, where):
     out = ref.apply({"type": "cards_played", "cards": [cheat]})
     found = suspicions(out, "duplicate_card")
     assert [s["card"] for s in found] == [cheat] and seq in found[0]["events"]
+
+
+def cut_points(sg):
+    """Moments between moves with cards on the pot and a plain requirement (no Ace pending)."""
+    return [s for s, (pile, turn) in sorted(sg.piles.items())
+            if pile and turn and "counter" not in str(requirement("fr", pile))]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, len(GAMES) - 1), st.floats(0, 0.999), st.sampled_from(STANDARD_DECK))
+def test_an_illegal_play_in_a_real_game(g, where, card):
+    sg = GAMES[g]
+    seq = cut_points(sg)[int(where * len(cut_points(sg)))]
+    pile, turn = sg.piles[seq]
+    assume(not fits("fr", pile, rank_of(card)))
+    ref = upto(sg, seq)
+    assert ref.view()["turn"] == turn
+    out = ref.apply({"type": "cards_played", "cards": [card]})
+    r = [o for o in out if o["kind"] == "ruling"][0]
+    counts, stock = sg.counts[seq]
+    hand, up, down = counts[turn]
+    assert r["player"] == turn and r["reasons"][0]["code"] in ("does_not_fit", "magic_must_fit")
+    if hand or stock or up:
+        assert r["verdict"] == "illegal" and r["phase"] == ("hand" if hand or stock else "up")
+        assert ref.view()["turn"] == turn  # nobody moves on after an illegal play
+    else:  # a blind card that does not fit: picked up with the pot
+        assert r["verdict"] == "penalty" and r["phase"] == "down"
+        assert [o["player"] for o in out if o["kind"] == "pickup"] == [turn]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, len(GAMES) - 1), st.floats(0, 0.999), st.sampled_from(STANDARD_DECK),
+       st.integers(1, 3))
+def test_an_out_of_turn_play_in_a_real_game(g, where, card, offset):
+    sg = GAMES[g]
+    seq = cut_points(sg)[int(where * len(cut_points(sg)))]
+    pile, turn = sg.piles[seq]
+    ref = upto(sg, seq)
+    seats = ref.view()["players"]
+    who = sg.players[(sg.players.index(turn) + offset) % len(sg.players)]
+    assume(not seats[sg.players.index(who)]["out"] and seats[sg.players.index(who)]["hand"])
+    ref.apply({"type": "cards_played", "cards": [card]})
+    out = ref.apply({"type": "played_by", "player": who})
+    r = [o for o in out if o["kind"] == "ruling"][-1]
+    turbo = judge_on_pile("fr", pile, [card], turbo=True)
+    assert r["turbo"] and r["player"] == who
+    assert r["verdict"] == turbo.verdict
+    if not turbo.legal:
+        assert r["reasons"][0]["code"] == "out_of_turn"
+    assert ref.view()["turn"] == turn or "again" in r["effects"]
