@@ -84,9 +84,10 @@ def test_random_game_invariants(name, seed, pdraw):
         assert plays, "the player to move always has a play (a pick-up at worst)"
         _check_pot(g)
         _check_judge_agrees(g, plays)
+        for offered in plays + turbo:  # everything offered is judged playable
+            verdict = g.judge(offered).verdict
+            assert verdict in ("legal", "penalty"), (offered, g.judge(offered).to_dict())
         play = rng.choice(turbo) if turbo and rng.random() < 0.5 else rng.choice(plays)
-        verdict = g.judge(play).verdict
-        assert verdict in ("legal", "penalty"), (play, g.judge(play).to_dict())
         before = g.snapshot()
         g.push(play)
         after = g.snapshot()
