@@ -617,6 +617,20 @@ class GameState:
                 self.req, self.eff, self.run_rank, self.run_n, self.target, self.started,
                 self.start_rank, self.over, self.burns, self.plays, self.pickups)
 
+    def __str__(self) -> str:
+        """A compact board: one line per player (* = to move), then the pot and stock."""
+        lines = []
+        for p in range(self.n):
+            mark = "*" if p == self.turn and not self.over else " "
+            state = "" if self.active[p] else f"  out #{self.finished.index(p) + 1}" \
+                if p in self.finished else "  out"
+            lines.append(f"{mark}P{p} hand [{' '.join(self.hands[p])}] up "
+                         f"[{' '.join(self.up[p])}] down {len(self.down[p])}{state}")
+        lines.append(f"pot [{' '.join(self.pile)}] next {self.req}; stock {len(self.stock)}; "
+                     f"burned {len(self.out)}; {self.preset.name}, play {self.plays}"
+                     + (" (over)" if self.over else ""))
+        return "\n".join(lines)
+
     def position(self) -> tuple:
         """The snapshot without the counters: equal positions play on identically."""
         snap = self.snapshot()

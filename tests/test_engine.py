@@ -167,3 +167,10 @@ def test_history_off_still_plays_the_same_game():
     a = play_game("palace", bots, random.Random(9), history=True)
     b = play_game("palace", bots, random.Random(9), history=False)
     assert a.snapshot() == b.snapshot()
+
+
+def test_board_text_shows_everyone_and_the_pot():
+    g = GameState.from_layout("fr", [["5C"], ["9D"]], up=[["2C"], ["4S"]],
+                              down=[["QS"], ["KS"]], pile=["4H"])
+    text = str(g)
+    assert "*P0 hand [5C] up [2C] down 1" in text and "pot [4H] next >= 4" in text
