@@ -62,6 +62,12 @@ def create_app(config: Config | None = None, store: Store | None = None) -> Flas
     def _api_error(exc: ApiError):
         return error_response(exc.status, exc.message)
 
+    @app.errorhandler(413)
+    def _too_large(exc):
+        limit = app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024)
+        return error_response(413, f"the request is too large (at most {limit} MB): send one event "
+                                   f"or one preset at a time")
+
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException):
         return error_response(exc.code or 500, exc.description or exc.name)

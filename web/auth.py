@@ -87,6 +87,10 @@ def check_csrf() -> None:
     """before_request hook: refuse a state-changing request that did not come from our pages."""
     if request.method in SAFE_METHODS or header_token_ok():
         return
+    origin = request.headers.get("Origin")
+    if origin is not None and urlparse(origin).netloc.lower() != (request.host or "").lower():
+        raise ApiError(403, f"cross-site request refused (it came from a page on {origin}, not this "
+                            f"server): use masta's own pages")
     view = current_app.view_functions.get(request.endpoint or "")
     if getattr(view, "_masta_operator", False) and not is_operator():
         raise ApiError(401, "this needs the operator's token: open the link printed when the "

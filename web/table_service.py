@@ -110,8 +110,11 @@ class TableService:
 
     # --- changes ------------------------------------------------------------------------
     def submit(self, raw: Any, *, source: str, by: str | None = None,
-               allowed: tuple[str, ...] = TABLE_TYPES) -> dict:
-        """Check, rule, commit, publish one event; returns what was published."""
+               allowed: tuple[str, ...] = TABLE_TYPES, before_commit=None) -> dict:
+        """Check, rule, commit, publish one event; returns what was published.
+
+        `before_commit(event)` may refuse (raise ApiError) an event the referee took, for a
+        reason only the web knows (a phone voting in someone else's name): nothing is kept."""
         with self.lock:
             fields = normalise(raw, log=self.log, players=self.players(), presets=rl.presets(),
                                game_over=self.game_over(), allowed=allowed)
@@ -127,6 +130,8 @@ class TableService:
             if self.referee is not None and getattr(self.referee, "log", None):
                 ev = dict(self.referee.log[-1])  # as normalised by the referee (implied refs filled in)
             try:
+                if before_commit is not None:
+                    before_commit(ev)
                 self.store.append(self.evening_id, ev)
             except Exception:
                 self._rebuild()  # not committed: the referee must forget it too

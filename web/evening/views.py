@@ -1,10 +1,13 @@
 """The evening: titles board, standings, ratings, finishing places, duties, the MASTA's order and the vote."""
 from __future__ import annotations
 
-from flask import Blueprint, jsonify, render_template
+import secrets
+
+from flask import Blueprint, current_app, jsonify, render_template, session
 
 from .. import referee_link as rl
-from ..auth import operator_name, operator_required
+from ..auth import is_operator, operator_name, operator_required
+from ..errors import ApiError
 from ..pages import created, payload, table
 from .chart import places_chart
 
@@ -42,8 +45,41 @@ def post_event():
 
 @bp.post("/api/vote")
 def vote():
-    """Anyone may vote from their phone; the referee allows one vote per player per order."""
+    """Anyone may vote from their phone; the referee allows one vote per player per order.
+
+    A phone votes for one player only: the first name it votes as is bound to it (and it to
+    that name) for the evening, so nobody can vote in someone else's name. The operator
+    may record a vote for a player without a phone (the event says who recorded it)."""
     raw = payload()
     if isinstance(raw, dict):
         raw = dict(raw, type="vote")
-    return created(table().submit(raw, source="operator", by=None, allowed=("vote",)))
+    if is_operator():
+        return created(table().submit(raw, source="operator", by=operator_name(), allowed=("vote",)))
+    t = table()
+    store = current_app.extensions["masta.store"]
+    key = f"voters:{t.evening_id}"
+    device = session.get("device")
+    claimed: list[str] = []
+
+    def bound_to_this_phone(ev: dict) -> None:
+        """After the referee took the vote: is this phone allowed to speak for ev's player?"""
+        name = ev["player"]
+        claims: dict[str, str] = store.get_setting(key, {}) or {}
+        mine = [p for p, d in claims.items() if device and d == device]
+        if mine and mine[0] != name:
+            raise ApiError(403, f"this phone votes as {mine[0]}; it cannot vote for {name} "
+                                f"(each player votes from their own phone, or through the operator)")
+        if claims.get(name) not in (None, device):
+            raise ApiError(403, f"{name} votes from another phone; nobody can vote in someone "
+                                f"else's name (if that phone is lost, the operator can record the vote)")
+        if claims.get(name) is None:
+            claimed.append(name)
+
+    with t.lock:
+        out = t.submit(raw, source="operator", by=None, allowed=("vote",), before_commit=bound_to_this_phone)
+        if claimed:
+            if not device:
+                device = session["device"] = secrets.token_urlsafe(12)
+            claims = store.get_setting(key, {}) or {}
+            store.set_setting(key, {**claims, claimed[0]: device})
+    return created(out)

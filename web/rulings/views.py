@@ -5,6 +5,8 @@ confirm, counts); the page shows who made each one and when.
 """
 from __future__ import annotations
 
+import os
+
 from flask import Blueprint, current_app, jsonify, render_template, send_from_directory
 
 from ..auth import operator_name, operator_required
@@ -41,4 +43,8 @@ def evidence(name: str):
     folder = current_app.config["MASTA"].evidence_dir
     if not name.lower().endswith((".jpg", ".jpeg", ".png")):
         raise ApiError(404, "evidence files are JPEG or PNG frames")
+    root = os.path.realpath(folder)
+    real = os.path.realpath(os.path.join(root, name))
+    if os.path.commonpath([root, real]) != root:  # `..`, an absolute path, or a link out
+        raise ApiError(404, "no such evidence file (evidence is served only from the evidence folder)")
     return send_from_directory(folder, name, max_age=3600)
