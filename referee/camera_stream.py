@@ -121,7 +121,7 @@ class _Recorder:
         pile_before = list(g.pile)
         g.push(play)
         self.out.plays += 1
-        if "give_pot" in ruling.effects and ruling.legal and not g.over:
+        if "give_pot" in ruling.effects and ruling.verdict != "illegal" and not g.over:
             tgt = g.turn if engine_target else play.target
             if tgt is not None:
                 self.emit("target", "operator", event=seq, player=self.names[tgt])
