@@ -13,7 +13,8 @@ The API the web server (and `masta watch`) builds on:
     stop.set(); thread.join()
 
 * `detector`: anything with `.detect(frame_bgr) -> [Detection(card, conf, box)]`
-  (`vision.detector.CardDetector`, or an oracle in tests/bench).
+  (`vision.detector.CardDetector`, or an oracle in tests/bench). When its `detect` takes a
+  `roi` keyword, the pot zone (plus a margin) is passed so the model looks at the pot.
 * `referee`: a callable taking one event-log dict (docs/architecture.md: `type`, `source`,
   `t`, `cards`, `conf`, `evidence`, ...; no `seq`, the log owner numbers it) and returning
   the list of ruling dicts it produced (`TableReferee.apply` fits, or a web function that
@@ -34,6 +35,7 @@ operator) and reach `on_event` with `event["type"] == "note"` and `watch.type ==
 """
 from __future__ import annotations
 
+import inspect
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -134,12 +136,22 @@ class Pipeline:
         if priors_fn is not None:
             self.watcher.priors_fn = priors_fn
         self.on_frame = on_frame
+        try:
+            self._roi_ok = "roi" in inspect.signature(detector.detect).parameters
+        except (TypeError, ValueError, AttributeError):
+            self._roi_ok = False
         self.clock = clock
         self.stats = PipelineStats()
         self._latest: np.ndarray | None = None
         self._latest_lock = threading.Lock()
 
     def _detect(self, image: np.ndarray):
+        if self._roi_ok:  # spend the detector's pixels on the pot zone (and a margin)
+            h, w = image.shape[:2]
+            x0, y0, x1, y1 = self.watcher.zone
+            mx, my = 0.06, 0.08
+            roi = (max(0.0, x0 - mx) * w, max(0.0, y0 - my) * h, min(1.0, x1 + mx) * w, min(1.0, y1 + my) * h)
+            return self.detector.detect(image, roi=roi)
         return self.detector.detect(image)
 
     def events(self, stop_event: threading.Event | None = None) -> Iterator[PipelineEvent]:

@@ -1,0 +1,201 @@
+"""End-to-end benchmark: held-out game videos -> detector -> pot watcher -> table referee.
+
+Videos: whole games played by the engine's bots, rendered by `datasets.game_video` with deck
+styles the detector never trained on (`datasets.faces.HELD_OUT_STYLES`: knoll, photo-deck)
+on procedural tables of this module's own making. They are rendered on first use into
+`--videos` (default data/bench-videos) and reused afterwards.
+
+Measures, per video and overall:
+* play events: precision and recall, a play counting only at the right moment with exactly
+  the right cards; pot clears; extra decisions (mismatches included);
+* whole games transcribed with no error at all;
+* latency from the moment the cards came to rest (truth) to the ruling: the video time the
+  watcher waited plus the wall time spent from that frame's arrival to the referee's answer;
+* throughput: frames processed per second on this CPU (decoding included), the share of
+  frames the detector ran on, and the ratio against running the detector on every frame.
+
+`--detector model` uses the trained ONNX detector (models/); `--detector oracle` uses the
+renderer's own boxes (with `--miss`/`--confuse` read noise): the ORACLE measures the
+watcher and the pipeline, never the model, and every line it prints says so.
+
+    .venv/bin/python bench/pipeline.py --detector model            # the real figures
+    .venv/bin/python bench/pipeline.py --detector oracle           # watcher alone
+    .venv/bin/python bench/pipeline.py --render-only --count 10    # just make the videos
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+from datasets.game_video import (GameRenderer, OracleDetector, VideoSpec, read_frames_truth,  # noqa: E402
+                                 read_truth, score_events)
+from datasets.video_commands import held_out_faces  # noqa: E402
+from referee.table import TableReferee  # noqa: E402
+from vision.pipeline import Pipeline, priors_from_view  # noqa: E402
+from vision.pot_watcher import WatcherConfig  # noqa: E402
+from vision.source import open_source  # noqa: E402
+
+NAMES = ["Ann", "Bob", "Cy", "Dee"]
+
+
+def video_paths(folder: Path, seed: int) -> dict[str, Path]:
+    stem = folder / f"bench-{seed:04d}"
+    return {"video": stem.with_suffix(".mp4"), "truth": Path(f"{stem}.truth.jsonl"),
+            "frames": Path(f"{stem}.frames.jsonl.gz")}
+
+
+def ensure_video(folder: Path, seed: int, quiet: bool) -> dict[str, Path]:
+    paths = video_paths(folder, seed)
+    if all(p.exists() for p in paths.values()):
+        return paths
+    players = NAMES[: 2 + seed % 3]  # 2, 3 and 4 players
+    spec = VideoSpec(seed=seed, players=players, faces=held_out_faces(seed))
+    t0 = time.time()
+    GameRenderer(spec).render(paths["video"])
+    if not quiet:
+        print(f"rendered {paths['video'].name} ({len(players)} players, {spec.faces}) in {time.time() - t0:.0f} s",
+              flush=True)
+    return paths
+
+
+def detector_for(kind: str, paths: dict[str, Path], args) -> tuple[object, object | None]:
+    if kind == "oracle":
+        oracle = OracleDetector(read_frames_truth(paths["frames"]), miss=args.miss, confuse=args.confuse,
+                                seed=args.seed)
+        return oracle, oracle.see
+    from vision.detector import CardDetector
+    model = Path(args.model)
+    if not model.is_file():
+        raise SystemExit(f"no trained model at {model}: run `masta train` first, or use --detector oracle")
+    return CardDetector(str(model)), None
+
+
+def every_frame_ms(video: Path, detector, n: int = 60) -> tuple[float, float]:
+    """(decode ms, detect ms) per frame when the detector runs on every frame (sampled)."""
+    cap = cv2.VideoCapture(str(video))
+    dec, det = [], []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        ok, frame = cap.read()
+        t1 = time.perf_counter()
+        if not ok:
+            break
+        detector.detect(frame)
+        dec.append(t1 - t0)
+        det.append(time.perf_counter() - t1)
+    cap.release()
+    return 1000 * statistics.median(dec), 1000 * statistics.median(det)
+
+
+def run_one(paths: dict[str, Path], kind: str, args) -> dict:
+    truth = read_truth(paths["truth"])
+    detector, on_frame = detector_for(kind, paths, args)
+    ref = TableReferee()
+    setup = {k: v for k, v in truth.events[0].items() if k not in ("seq", "t")}
+    ref.apply(setup)
+
+    def referee(ev: dict) -> list[dict]:
+        try:
+            return ref.apply(ev)
+        except ValueError as exc:  # e.g. a misread after the game ended
+            return [{"kind": "error", "message": str(exc)}]
+
+    seen = []
+    pipe = Pipeline(open_source(str(paths["video"])), detector, referee=referee, on_event=seen.append,
+                    config=WatcherConfig(), priors_fn=lambda: priors_from_view(ref.view()), on_frame=on_frame)
+    stats = pipe.run()
+    got = [{"type": p.watch.type, "cards": p.watch.cards, "t": p.t, "latency": p.latency_s} for p in seen]
+    score = score_events(truth.camera_events, got)
+    if kind == "oracle":
+        detector.index = 0
+    dec_ms, det_ms = every_frame_ms(paths["video"], detector)
+    every_fps = 1000.0 / (dec_ms + det_ms) if dec_ms + det_ms > 0 else float("inf")
+    return {"video": paths["video"].name, "faces": truth.meta["faces"], "table": truth.meta["table"],
+            "players": len(truth.events[0]["players"]), "frames": stats.frames,
+            "truth_plays": score.truth_plays, "got_plays": score.got_plays, "right_plays": score.right_plays,
+            "truth_clears": score.truth_clears, "got_clears": score.got_clears, "right_clears": score.right_clears,
+            "extra": score.extra, "perfect": score.perfect, "latencies": score.latencies,
+            "fps": stats.fps, "detector_share": stats.detector_ratio, "every_frame_fps": every_fps,
+            "detect_ms": det_ms, "decode_ms": dec_ms, "low_conf": sum(p.watch.low_conf for p in seen),
+            "errors": score.errors[:12]}
+
+
+def summarise(rows: list[dict], kind: str) -> dict:
+    tp = sum(r["right_plays"] for r in rows)
+    prec = tp / max(1, sum(r["got_plays"] for r in rows))
+    rec = tp / max(1, sum(r["truth_plays"] for r in rows))
+    lat = [x for r in rows for x in r["latencies"]]
+    fps = sum(r["frames"] for r in rows) / sum(r["frames"] / r["fps"] for r in rows)
+    every = statistics.median(r["every_frame_fps"] for r in rows)
+    return {"detector": kind, "videos": len(rows), "play_precision": prec, "play_recall": rec,
+            "clears_right": sum(r["right_clears"] for r in rows), "clears": sum(r["truth_clears"] for r in rows),
+            "extra": sum(r["extra"] for r in rows), "perfect_games": sum(r["perfect"] for r in rows),
+            "latency_median_s": statistics.median(lat) if lat else None,
+            "latency_p90_s": float(np.percentile(lat, 90)) if lat else None,
+            "fps": fps, "every_frame_fps": every, "speedup": fps / every if every else None,
+            "detector_share": sum(r["detector_share"] * r["frames"] for r in rows) / sum(r["frames"] for r in rows),
+            "detect_ms": statistics.median(r["detect_ms"] for r in rows)}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--videos", default="data/bench-videos", help="where the held-out videos live")
+    ap.add_argument("--count", type=int, default=10, help="videos (default 10)")
+    ap.add_argument("--first-seed", type=int, default=100, help="seed of the first video (default 100)")
+    ap.add_argument("--detector", choices=("model", "oracle", "both"), default="model")
+    ap.add_argument("--model", default="models/card_index_detector.onnx")
+    ap.add_argument("--miss", type=float, default=0.05, help="oracle: share of reads that miss a card")
+    ap.add_argument("--confuse", type=float, default=0.02, help="oracle: share of reads that misread a card")
+    ap.add_argument("--seed", type=int, default=0, help="oracle noise seed")
+    ap.add_argument("--render-only", action="store_true")
+    ap.add_argument("--out", default="runs/bench-pipeline.json")
+    ap.add_argument("--quiet", action="store_true")
+    a = ap.parse_args()
+    folder = Path(a.videos)
+    videos = [ensure_video(folder, a.first_seed + k, a.quiet) for k in range(a.count)]
+    if a.render_only:
+        return 0
+    kinds = ["oracle", "model"] if a.detector == "both" else [a.detector]
+    report = {}
+    for kind in kinds:
+        label = "ORACLE detector (renderer's truth; not the model)" if kind == "oracle" else f"model {a.model}"
+        print(f"== {label}: {len(videos)} held-out videos ==", flush=True)
+        rows = []
+        for paths in videos:
+            r = run_one(paths, kind, a)
+            rows.append(r)
+            lat = statistics.median(r["latencies"]) if r["latencies"] else float("nan")
+            print(f"{r['video']}: {r['players']}p {r['faces']:10s} {r['table']:5s} plays {r['right_plays']}/"
+                  f"{r['truth_plays']} (read {r['got_plays']}), clears {r['right_clears']}/{r['truth_clears']}, "
+                  f"extra {r['extra']}, {'PERFECT' if r['perfect'] else 'errors'}; latency {lat:.2f} s; "
+                  f"{r['fps']:.0f} fps, detector on {r['detector_share']:.1%} of frames", flush=True)
+            for e in r["errors"][:4]:
+                print(f"    {e}")
+        s = summarise(rows, kind)
+        report[kind] = {"summary": s, "videos": rows}
+        print(f"-- {label} --\n"
+              f"play precision {s['play_precision']:.4f}, recall {s['play_recall']:.4f} (right cards); "
+              f"clears {s['clears_right']}/{s['clears']}; extra decisions {s['extra']}\n"
+              f"whole games with no error: {s['perfect_games']}/{s['videos']}\n"
+              f"latency rest -> ruling: median {s['latency_median_s']:.3f} s, p90 {s['latency_p90_s']:.3f} s\n"
+              f"throughput: {s['fps']:.0f} frames/s (decode + watcher + detector + referee), detector on "
+              f"{s['detector_share']:.1%} of frames; detector on every frame: {s['every_frame_fps']:.1f} "
+              f"frames/s ({s['detect_ms']:.1f} ms/detect) -> {s['speedup']:.1f}x", flush=True)
+    out = Path(a.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=1))
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
