@@ -142,6 +142,14 @@ def _iou(a, b) -> float:
     return inter / union if union > 0 else 0.0
 
 
+def _holds_centre(a, b) -> bool:
+    """True when one box contains the other's centre."""
+    def inside(p, q):
+        cx, cy = (q[0] + q[2]) / 2, (q[1] + q[3]) / 2
+        return p[0] <= cx <= p[2] and p[1] <= cy <= p[3]
+    return inside(a, b) or inside(b, a)
+
+
 def consensus(reads: Sequence[Sequence[DetectionLike]], priors: Priors, cfg: WatcherConfig) -> list[Observation]:
     """Merge several reads of a still scene into one observation per physical card.
 
@@ -162,7 +170,9 @@ def consensus(reads: Sequence[Sequence[DetectionLike]], priors: Priors, cfg: Wat
                     continue
                 iou = _iou(box, c["box"])
                 same = d.card in c["votes"]
-                if (same and iou > cfg.iou_cluster) or iou > cfg.iou_misread:
+                # the detector's box is the whole card or just one corner index: same card
+                # and one box holding the other's centre is the same physical card too
+                if (same and (iou > cfg.iou_cluster or _holds_centre(box, c["box"]))) or iou > cfg.iou_misread:
                     score = iou + (1.0 if same else 0.0)
                     if score > best_score:
                         best, best_score = ci, score
