@@ -270,3 +270,15 @@ def test_any_sequence_of_plays_is_transcribed(plays, seed):
     w, events = run(s)
     # cards landing exactly on older cards hide them; only what is new is reported
     assert [sorted(e.cards) for e in events if e.type == "cards_played"] == expected
+
+
+def test_seat_zones_say_which_side_the_arm_came_from():
+    s = Scene()
+    s.still(10)
+    s.play(["8D"], (140, 100))  # the arm comes in from the bottom edge
+    s.still(15)
+    seats = {"Ann": (0.0, 0.75, 1.0, 1.0), "Bob": (0.0, 0.0, 1.0, 0.2)}
+    w, events = run(s, PotWatcher(seats=seats))
+    assert events[0].seat == "Ann" and events[0].to_log_event()["meta"]["seat"] == "Ann"
+    w, events = run(s)
+    assert events[0].seat is None and "meta" not in events[0].to_log_event()

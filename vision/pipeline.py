@@ -26,6 +26,8 @@ The API the web server (and `masta watch`) builds on:
 * `on_frame(Frame)` (optional): called with every frame before the watcher sees it (a live
   preview, a recorder, or the bench's oracle detector which must know the frame index).
 * `priors_fn() -> Priors` (optional): what the referee knows, for ranking ambiguous reads.
+* `watcher` (optional): a ready `PotWatcher`, for example with seat zones
+  (`PotWatcher(config, seats={"Ann": (0, 0.75, 1, 1), ...})`); else one is made from `config`.
 * `events(stop_event)` is the same loop as a generator of `PipelineEvent`s.
 * `snapshot_jpeg()` returns the latest frame (pot zone drawn) as JPEG bytes for a live view;
   `stats` holds frames, detector calls, fps and latencies so far.

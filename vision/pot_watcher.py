@@ -19,7 +19,9 @@ Why it is built this way:
 
 The pot zone is a rectangle in *fractions* of the frame (so it survives a change of camera
 resolution and can be saved with the table set-up). Auto mode starts from the middle of the
-frame and follows where played cards land; `set_zone` (the operator) locks it.
+frame and follows where played cards land; `set_zone` (the operator) locks it. Seat zones
+(optional, `seats={name: zone}`) tell which side of the table the arm came from: the event's
+`seat` (and `meta.seat` in the log), a hint for the operator, never a ruling.
 """
 from __future__ import annotations
 
@@ -106,6 +108,7 @@ class WatchEvent:
     detail: str = ""
     evidence: dict[str, str] = field(default_factory=dict)
     alternatives: list[dict[str, float]] = field(default_factory=list)
+    seat: str | None = None  # the seat zone the arm came from, when seat zones are set
 
     def to_log_event(self) -> dict[str, Any]:
         """The event-log object (docs/architecture.md) without `seq`/`t`, which the log adds.
@@ -127,6 +130,8 @@ class WatchEvent:
             ev["conf"] = [round(float(c), 3) for c in self.conf]
             if self.detail:
                 meta["detail"] = self.detail
+        if self.seat:
+            meta["seat"] = self.seat  # a hint for the operator, not a `played_by`
         if self.evidence:
             ev["evidence"] = dict(self.evidence)
         if meta:
@@ -220,9 +225,12 @@ class PotWatcher:
     Thread-safety: `set_zone`/`zone` may be called from another thread (the web page)."""
 
     def __init__(self, config: WatcherConfig | None = None, zone: Zone | None = None,
-                 priors_fn: Callable[[], Priors] | None = None):
+                 priors_fn: Callable[[], Priors] | None = None, seats: dict[str, Zone] | None = None):
         self.cfg = config or WatcherConfig()
         self._lock = threading.Lock()
+        #: optional seat zones (name -> fractions): the side a play came from, as a hint
+        self.seats: dict[str, Zone] = dict(seats or {})
+        self._seat_motion: Counter[str] = Counter()
         self._zone: Zone = tuple(zone) if zone else DEFAULT_ZONE  # type: ignore[assignment]
         self.zone_locked = zone is not None
         self.priors_fn = priors_fn or (lambda: Priors(copies=self.cfg.decks))
@@ -336,6 +344,16 @@ class PotWatcher:
         ring = changed[inner]
         return bool(ring.size) and float(ring.mean()) > self.cfg.ring_share
 
+    def _note_seat_motion(self, small: np.ndarray, prev: np.ndarray) -> None:
+        """Count moved pixels in each seat zone since the last decision: the arm that played
+        came in over its owner's side of the table."""
+        sh, sw = small.shape
+        moved = np.abs(small - prev) > self.cfg.pixel_diff
+        for name, (x0, y0, x1, y1) in self.seats.items():
+            n = int(moved[int(y0 * sh):int(np.ceil(y1 * sh)), int(x0 * sw):int(np.ceil(x1 * sw))].sum())
+            if n:
+                self._seat_motion[name] += n
+
     # -- the main loop -------------------------------------------------------------------
     def feed(self, image: np.ndarray, t: float, index: int, detect: Detect) -> list[WatchEvent]:
         """Process one frame; returns the events it settled (usually none)."""
@@ -349,6 +367,8 @@ class PotWatcher:
         self.last_motion = motion
         if motion > self.cfg.motion_threshold:
             self._still, self._reads, self._done = 0, [], False
+            if self.seats:
+                self._note_seat_motion(small, prev)
             return []
         self._still += 1
         if self._still == 1:
@@ -425,8 +445,12 @@ class PotWatcher:
                 ev = WatchEvent("mismatch", t, self._t_still, index, gone, [], True,
                                 f"part of the pot is gone ({' '.join(gone)}) but not all of it; please check")
         if ev is not None:
+            if self._seat_motion:
+                seat, n = self._seat_motion.most_common(1)[0]
+                ev.seat = seat if n >= 4 else None
             if self.cfg.evidence_dir is not None:
                 ev.evidence = self._save_evidence(ev, prev, obs, image)
+        self._seat_motion = Counter()
         self.state = obs
         return [ev] if ev is not None else []
 
