@@ -1,0 +1,311 @@
+"""A soak: a game video looped through the whole pipeline and the server, pages open,
+memory and open files sampled over time.
+
+    .venv/bin/python bench/soak.py --minutes 30 [--video runs/soak/demo-0007.mp4] [--pages 6]
+
+Two processes. The *server* (this script with `--serve`) is what `masta serve --source
+VIDEO` runs: create_app + waitress on loopback + web.camera's pipeline (vision.source with the
+video opened as a live camera, so it loops; vision.pipeline; the pot watcher with evidence
+frames; the table referee; the SQLite store), with the renderer's ORACLE detector standing in
+for the trained model (this measures the server and the pipeline, not the model). At the start
+of every loop it sets up a new game, and it posts the truth log's operator events (Ace
+targets, Turbo attributions) a second after their time, like an operator at the table; every
+`--games-per-evening` games it starts a new evening, as a club would.
+
+The *watcher* (this script) keeps `--pages` server-sent-event streams, one MJPEG stream and a
+poller of the JSON pages open, and every `--every` seconds samples the server's resident
+memory (VmRSS), its open file descriptors, its threads, the events committed, and the
+latency from a frame's arrival to its ruling being published (pipeline) and from publishing
+to a page receiving it (push). It prints one line per sample and a summary with the slope of
+memory and files over the second half of the run (flat = leak-free).
+"""
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+# ------------------------------------------------------------------------------- server side
+def serve(args) -> int:
+    """The server process: app + waitress + the camera pipeline on the looped video."""
+    from datasets.game_video import OracleDetector, read_frames_truth, read_truth
+    from vision.pipeline import Pipeline
+    from vision.pot_watcher import WatcherConfig
+    from vision.source import Backoff, open_source
+    from web.app import create_app
+    from web.camera import CameraRunner
+    from web.config import Config
+    from web.server import make_server
+
+    video = Path(args.video)
+    stem = str(video)[: -len(video.suffix)]
+    frames = read_frames_truth(stem + ".frames.jsonl.gz")
+    truth = read_truth(stem + ".truth.jsonl")
+    setup = next(e for e in truth.events if e["type"] == "setup")
+    setup = {k: setup[k] for k in ("type", "players", "dealer", "preset", "decks") if k in setup}
+    ops = sorted((e for e in truth.events if e.get("source") == "operator" and e["type"] != "setup"),
+                 key=lambda e: e["t"])
+    n = len(frames)
+    fps = float(truth.meta.get("fps", 30.0))
+
+    config = Config(data_dir=Path(args.data_dir), token="soak-token", port=args.port, threads=32)
+    app = create_app(config)
+    table = app.extensions["masta.table"]
+    oracle = OracleDetector(frames, seed=1)
+    runner = CameraRunner(table, app.extensions["masta.frames"], oracle, evidence_dir=config.evidence_dir)
+    app.extensions["masta.camera"] = runner
+    counters = {"games": 0, "evenings": 1, "op_refused": 0, "loops": 0}
+    pending: list[tuple[float, dict]] = []
+
+    def on_frame(frame) -> None:
+        k = frame.index % n
+        oracle.index = k
+        if k == 0:  # the video starts again: a new game (a new evening now and then)
+            counters["loops"] += 1
+            if counters["games"] and counters["games"] % args.games_per_evening == 0:
+                table.new_evening(f"soak {counters['evenings']}")
+                counters["evenings"] += 1
+            table.submit(dict(setup), source="operator", by="soak")
+            counters["games"] += 1
+            pending[:] = [(e["t"] + 1.0, e) for e in ops]
+        video_t = k / fps
+        while pending and pending[0][0] <= video_t:
+            _, ev = pending.pop(0)
+            body = {key: v for key, v in ev.items() if key not in ("seq", "t", "source", "game")}
+            if "event" in body:  # the truth's seq -> this game's seq of the same cards_played
+                body.pop("event")
+            try:
+                table.submit(body, source="operator", by="soak")
+            except Exception:  # refused (the watcher saw it differently): an operator would look
+                counters["op_refused"] += 1
+
+    src = open_source(str(video), live=True, pace=True, backoff=Backoff(first=0.05, cap=0.5),
+                      on_status=lambda st: setattr(app.extensions["masta.frames"], "status", st.message))
+    stop = threading.Event()
+    cfg = WatcherConfig(evidence_dir=config.evidence_dir / "soak")
+    pipe = Pipeline(src, oracle, referee=runner.referee, config=cfg, on_frame=on_frame,
+                    priors_fn=runner._priors)
+    runner.pipe = pipe
+    threading.Thread(target=pipe.run, args=(stop,), daemon=True, name="pipeline").start()
+    threading.Thread(target=runner._snapshots, args=(pipe, stop), daemon=True, name="frames").start()
+
+    def report() -> None:
+        while not stop.wait(args.every):
+            lat = list(pipe.stats.latencies)
+            pipe.stats.latencies.clear()
+            print("STATS " + json.dumps({
+                "frames": pipe.stats.frames, "events": table.store.count_events(table.evening_id),
+                "evening": table.evening_id, "log": len(table.log), "camera_refused": len(runner.errors),
+                "pipeline_p50_ms": 1000 * statistics.median(lat) if lat else None,
+                "pipeline_p95_ms": 1000 * sorted(lat)[int(0.95 * (len(lat) - 1))] if lat else None,
+                **counters}), flush=True)
+    threading.Thread(target=report, daemon=True).start()
+    server = make_server(app, "127.0.0.1", args.port, 32)
+    print(f"READY {args.port}", flush=True)
+    signal.signal(signal.SIGTERM, lambda *_: (stop.set(), server.close(), os._exit(0)))
+    server.run()
+    return 0
+
+
+# ------------------------------------------------------------------------------ watcher side
+def proc_sample(pid: int) -> dict:
+    status = Path(f"/proc/{pid}/status").read_text()
+    rss = int(re.search(r"VmRSS:\s+(\d+)", status).group(1)) / 1024
+    threads = int(re.search(r"Threads:\s+(\d+)", status).group(1))
+    return {"rss_mb": round(rss, 1), "fds": len(os.listdir(f"/proc/{pid}/fd")), "threads": threads}
+
+
+class Page(threading.Thread):
+    """An open page: its event stream, reconnecting like a browser; push latency per update."""
+
+    def __init__(self, port: int):
+        super().__init__(daemon=True)
+        self.port = port
+        self.push: list[float] = []
+        self.updates = 0
+        self.seen: dict[int, set[int]] = {}  # evening -> seqs, to spot doubles
+        self.doubles = 0
+
+    def run(self) -> None:
+        while True:
+            try:
+                c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+                c.request("GET", "/stream")
+                resp = c.getresponse()  # keep it: a dropped response closes its file
+                fp = resp.fp
+                name = None
+                while True:
+                    line = fp.readline()
+                    if not line:
+                        break
+                    if line.startswith(b"event: "):
+                        name = line[7:].strip()
+                    elif line.startswith(b"data: ") and name == b"update":
+                        msg = json.loads(line[6:])
+                        self.push.append(time.time() - msg["published"])
+                        self.updates += 1
+                        seen = self.seen.setdefault(msg["view"]["evening"], set())
+                        if msg["event"]["seq"] in seen:
+                            self.doubles += 1
+                        seen.add(msg["event"]["seq"])
+            except (OSError, ValueError, http.client.HTTPException):
+                time.sleep(1)
+
+
+def poll_pages(port: int, stop: threading.Event, errors: list) -> None:
+    """Someone browsing: the pages and JSON views, the latest frame, every few seconds."""
+    urls = ["/live/", "/live/state.json", "/rulings/data.json", "/evening/data.json", "/live/frame.jpg",
+            "/export/standings.csv"]
+    while not stop.wait(2.0):
+        for u in urls:
+            try:
+                c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+                c.request("GET", u)
+                r = c.getresponse()
+                r.read()
+                if r.status >= 500:
+                    errors.append((u, r.status))
+                c.close()
+            except (OSError, http.client.HTTPException) as exc:
+                errors.append((u, str(exc)))
+
+
+def mjpeg(port: int, stop: threading.Event) -> None:
+    while not stop.is_set():
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            c.request("GET", "/live/video.mjpg")
+            resp = c.getresponse()
+            fp = resp.fp
+            while not stop.is_set() and fp.read(65536):
+                pass
+        except (OSError, ValueError, http.client.HTTPException):
+            time.sleep(1)
+
+
+def slope(xs: list[float], ys: list[float]) -> float:
+    if len(xs) < 2:
+        return 0.0
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    den = sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / den if den else 0.0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--minutes", type=float, default=30.0)
+    ap.add_argument("--video", default=str(ROOT / "runs" / "soak" / "demo-0007.mp4"),
+                    help="a game video from `masta data game-video` (its .truth.jsonl and "
+                         ".frames.jsonl.gz beside it)")
+    ap.add_argument("--pages", type=int, default=6, help="event-stream pages kept open")
+    ap.add_argument("--every", type=float, default=30.0, help="seconds between samples")
+    ap.add_argument("--games-per-evening", type=int, default=10)
+    ap.add_argument("--out", default=None, help="write the samples as JSON lines here")
+    ap.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--data-dir", default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.serve:
+        return serve(args)
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    data = tempfile.mkdtemp(prefix="masta-soak-")
+    cmd = [sys.executable, __file__, "--serve", "--port", str(port), "--data-dir", data, "--video", args.video,
+           "--every", str(args.every), "--games-per-evening", str(args.games_per_evening)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
+                            env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    stats: list[dict] = []
+    for line in proc.stdout:
+        if line.startswith("READY"):
+            break
+        print("server: " + line.rstrip())
+    else:
+        raise SystemExit("the soak server did not start")
+
+    def read_stats() -> None:
+        for line in proc.stdout:
+            if line.startswith("STATS "):
+                stats.append(json.loads(line[6:]))
+            else:
+                print("server: " + line.rstrip(), flush=True)
+    threading.Thread(target=read_stats, daemon=True).start()
+    stop = threading.Event()
+    pages = [Page(port) for _ in range(args.pages)]
+    for p in pages:
+        p.start()
+    errors: list = []
+    threading.Thread(target=poll_pages, args=(port, stop, errors), daemon=True).start()
+    threading.Thread(target=mjpeg, args=(port, stop), daemon=True).start()
+    out = open(args.out, "w") if args.out else None
+    samples: list[dict] = []
+    t0 = time.time()
+    print(f"bench/soak.py: {args.minutes} min, video {args.video}, {args.pages} pages + MJPEG + poller, "
+          f"{os.cpu_count()} CPU(s); sample every {args.every:.0f} s")
+    print(f"{'min':>6} {'rss_mb':>7} {'fds':>4} {'thr':>4} {'events':>7} {'games':>5} "
+          f"{'pipe_p50':>8} {'pipe_p95':>8} {'push_p50':>8} {'push_p95':>8} {'errors':>6}")
+    try:
+        while time.time() - t0 < args.minutes * 60:
+            time.sleep(args.every)
+            if proc.poll() is not None:
+                raise SystemExit(f"the server died (exit {proc.returncode})")
+            push = sorted(x for p in pages for x in p.push)
+            for p in pages:
+                p.push.clear()
+            st = stats[-1] if stats else {}
+            s = {"min": round((time.time() - t0) / 60, 2), **proc_sample(proc.pid),
+                 "events_total": st.get("events"), "games": st.get("games"),
+                 "frames": st.get("frames"), "evening": st.get("evening"),
+                 "pipeline_p50_ms": st.get("pipeline_p50_ms"), "pipeline_p95_ms": st.get("pipeline_p95_ms"),
+                 "push_p50_ms": 1000 * statistics.median(push) if push else None,
+                 "push_p95_ms": 1000 * push[int(0.95 * (len(push) - 1))] if push else None,
+                 "page_errors": len(errors), "doubles": sum(p.doubles for p in pages),
+                 "camera_refused": st.get("camera_refused"), "op_refused": st.get("op_refused")}
+            samples.append(s)
+            if out:
+                out.write(json.dumps(s) + "\n")
+                out.flush()
+            f = lambda v: f"{v:8.1f}" if isinstance(v, (int, float)) else f"{'-':>8}"  # noqa: E731
+            print(f"{s['min']:6.1f} {s['rss_mb']:7.1f} {s['fds']:4d} {s['threads']:4d} {str(s['events_total']):>7} "
+                  f"{str(s['games']):>5} {f(s['pipeline_p50_ms'])} {f(s['pipeline_p95_ms'])} "
+                  f"{f(s['push_p50_ms'])} {f(s['push_p95_ms'])} {len(errors):6d}", flush=True)
+    finally:
+        stop.set()
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    half = samples[len(samples) // 2:]
+    xs = [s["min"] for s in half]
+    print(f"summary: {len(samples)} samples over {samples[-1]['min'] if samples else 0:.1f} min; "
+          f"RSS {samples[0]['rss_mb'] if samples else 0:.1f} -> {samples[-1]['rss_mb'] if samples else 0:.1f} MB "
+          f"(second half slope {slope(xs, [s['rss_mb'] for s in half]):+.2f} MB/min), "
+          f"open files {samples[0]['fds'] if samples else 0} -> {samples[-1]['fds'] if samples else 0} "
+          f"(slope {slope(xs, [s['fds'] for s in half]):+.2f}/min), "
+          f"games {samples[-1]['games'] if samples else 0}, page errors {len(errors)}, "
+          f"events pushed twice {sum(p.doubles for p in pages)}; camera events the referee refused "
+          f"{samples[-1]['camera_refused'] if samples else 0}, operator events refused "
+          f"{samples[-1]['op_refused'] if samples else 0}")
+    if errors:
+        print("first page errors:", errors[:5])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
