@@ -26,6 +26,15 @@ def stalled(g: GameState, rng: random.Random) -> bool:
     return g.plays > STALL_PLAYS and rng.random() < min(0.5, (g.plays - STALL_PLAYS) / 400)
 
 
+def unstick(g: GameState, plays: list[Play], rng: random.Random) -> Play:
+    """A stalled game's move: at random, or the play that sheds the most cards at once."""
+    real = [x for x in plays if not x.pickup] or plays
+    if rng.random() < 0.5:
+        return rng.choice(real)
+    most = max(len(x.cards) for x in real)
+    return rng.choice([x for x in real if len(x.cards) == most])
+
+
 class Bot:
     name = "random"
 
@@ -54,7 +63,7 @@ class LowestBot(Bot):
 
     def choose(self, g, plays, rng):
         if stalled(g, rng):
-            return Bot.choose(self, g, plays, rng)
+            return unstick(g, plays, rng)
         best, key = None, None
         for x in plays:
             if x.pickup:
@@ -89,7 +98,7 @@ class SaverBot(Bot):
 
     def choose(self, g, plays, rng):
         if stalled(g, rng):
-            return Bot.choose(self, g, plays, rng)
+            return unstick(g, plays, rng)
         best, key = None, None
         n = g.n
         for x in plays:
@@ -107,7 +116,7 @@ class AggressiveBot(SaverBot):
 
     def choose(self, g, plays, rng):
         if stalled(g, rng):
-            return Bot.choose(self, g, plays, rng)
+            return unstick(g, plays, rng)
         c = g.c
         best, key = None, None
         for x in plays:
