@@ -67,7 +67,8 @@ class WatcherConfig:
     ring_px: int = 2                # width of the zone-border band checked for arms
     ring_diff: float = 0.6          # per-pixel change (std units) that counts in the band
     ring_share: float = 0.02        # share of the band changed = something crosses the edge
-    hand_patience: int = 15         # still frames after which a crossing no longer blocks
+    hand_patience: int = 10         # still frames after which a crossing no longer blocks
+    max_reads: int = 8              # reads kept while waiting for the zone's edge to clear
     decks: int = 1
     evidence_dir: Path | None = None
     jpeg_quality: int = 80
@@ -389,7 +390,10 @@ class PotWatcher:
         obs = consensus(self._reads, self.priors_fn(), self.cfg)
         if ref is not None and self._still < self.cfg.hand_patience and self._crosses_border(
                 small, ref, [o.box for o in obs] + [o.box for o in self.state], image.shape):
-            self._reads.pop(0)  # something still reaches in across the zone's edge: wait
+            # something still reaches in across the zone's edge: wait, keep reading (the
+            # scene is still, so every read of this period is a read of the same scene)
+            if len(self._reads) > self.cfg.max_reads:
+                self._reads.pop(0)
             return []
         events = self._decide(obs, image, t, index)
         self._settled_small = small
