@@ -133,3 +133,15 @@ def test_live_source_gives_up_after_max_retries(tmp_path):
     assert list(src.frames()) == []
     assert statuses[-1].kind == "gave_up"
     assert sum(s.kind == "retrying" for s in statuses) == 3
+
+
+def test_unreachable_stream_is_retried_not_hung():
+    """A stream URL nobody serves: each attempt fails fast and is reported, never a hang."""
+    statuses = []
+    t0 = time.time()
+    src = open_source("http://127.0.0.1:9/video.mjpg", on_status=statuses.append,
+                      backoff=Backoff(first=0.01, cap=0.02), max_retries=2)
+    assert src.live and src.kind == "stream"
+    assert list(src.frames()) == []
+    assert [s.kind for s in statuses][-1] == "gave_up"
+    assert time.time() - t0 < 20

@@ -98,6 +98,7 @@ class FrameSource:
     backoff: Backoff = field(default_factory=Backoff)
     max_retries: int | None = None
     pace: bool = False
+    timeout_s: float = 5.0  # streams: give up opening or reading after this, then retry
     size: tuple[int, int] | None = None  # (width, height) once known
     frame_count: int | None = None
     _files: list[Path] = field(default_factory=list)
@@ -107,6 +108,10 @@ class FrameSource:
     def _capture(self) -> cv2.VideoCapture:
         if self.kind == "webcam":
             return cv2.VideoCapture(int(self.spec))
+        if self.kind == "stream":  # a stalled stream must time out, not hang the pipeline
+            ms = int(self.timeout_s * 1000)
+            return cv2.VideoCapture(str(self.spec), cv2.CAP_FFMPEG,
+                                    [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, ms, cv2.CAP_PROP_READ_TIMEOUT_MSEC, ms])
         return cv2.VideoCapture(str(self.spec))
 
     def _open_capture(self) -> bool:
