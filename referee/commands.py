@@ -100,7 +100,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({
             "preset": st.preset, "players": st.players, "games": st.games,
-            "ended": st.ended, "stuck": st.stuck, "games_per_s": round(st.games_per_s, 1),
+            "ended": st.ended, "stuck": st.stuck, "forced_loops": st.cycles,
+            "games_per_s": round(st.games_per_s, 1),
             "plays_per_game": st.plays / st.games, "burns_per_game": st.burns / st.games,
             "positions": {k: {str(pos): n for pos, n in sorted(v.items())}
                           for k, v in st.positions.items()}}))
