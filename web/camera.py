@@ -6,10 +6,13 @@ page and the manual-entry page. Its API is documented in vision/pipeline.py.
 """
 from __future__ import annotations
 
+import collections
 import threading
 import time
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from .errors import ApiError
 from .frames import FrameHub
@@ -33,24 +36,98 @@ def load_detector(model: Path) -> Any:
     return CardDetector(str(model))
 
 
+def sane_frames(frames_fn, report):
+    """Wrap a source's `frames()` so the watcher always gets what it expects: 8-bit BGR
+    frames of one size. A grey or 4-channel frame is converted, a frame of another size is
+    resized to the first frame's size; each kind of fix is reported once (to the page)."""
+    import cv2
+
+    def frames(stop=None):
+        size = None
+        said: set[str] = set()
+        for frame in frames_fn(stop):
+            img = frame.image
+            fixes = []
+            if img.dtype != np.uint8:
+                img = np.clip(img, 0, 255).astype(np.uint8)
+                fixes.append(f"{frame.image.dtype} pixels")
+            if img.ndim == 2 or (img.ndim == 3 and img.shape[2] == 1):
+                img = cv2.cvtColor(img.reshape(img.shape[:2]), cv2.COLOR_GRAY2BGR)
+                fixes.append("grey frames")
+            elif img.ndim == 3 and img.shape[2] == 4:
+                img = cv2.cvtColor(img, cv2.COLOR_BGRA2BGR)
+                fixes.append("4-channel frames")
+            elif img.ndim != 3 or img.shape[2] != 3:
+                if "shape" not in said:
+                    said.add("shape")
+                    report(f"camera frames of shape {img.shape} cannot be read: skipped")
+                continue
+            if size is None:
+                size = img.shape[1], img.shape[0]
+            elif (img.shape[1], img.shape[0]) != size:
+                fixes.append(f"frames of {img.shape[1]}x{img.shape[0]} instead of {size[0]}x{size[1]} (resized)")
+                img = cv2.resize(img, size, interpolation=cv2.INTER_AREA)
+            for fix in fixes:
+                key = fix.split(" (")[0]
+                if key not in said:
+                    said.add(key)
+                    report(f"camera sends {fix}: converted, the game goes on")
+            frame.image = img
+            yield frame
+    return frames
+
+
+def evidence_safe(watcher: Any, report) -> Any:
+    """Make the watcher's evidence saving unable to stop the camera: when a frame cannot be
+    written (disk full, folder gone), the event is still recorded, without evidence, and the
+    page says why. (vision.pot_watcher raises OSError there.)"""
+    save = getattr(watcher, "_save_evidence", None)
+    if save is None:
+        return watcher
+
+    def _save(ev, *a, **kw):
+        try:
+            return save(ev, *a, **kw)
+        except OSError as exc:
+            report(f"evidence frames not saved ({exc}); the event is recorded without them: "
+                   f"free some disk space")
+            return {}
+    watcher._save_evidence = _save
+    return watcher
+
+
 class CameraRunner:
-    """Owns the pipeline thread; restartable with a new source from the set-up page."""
+    """Owns the pipeline thread; restartable with a new source from the set-up page.
+
+    Every change of the camera's health (dropped, retrying, reconnected, truncated, ended,
+    failed, a frame format fixed, evidence not saved) is shown on the live page and pushed to
+    every open page as a `camera` message; the game goes on by manual entry meanwhile."""
 
     def __init__(self, table: TableService, frames: FrameHub, detector: Any, *,
                  zone: tuple[float, float, float, float] | None = None, pace: bool = False,
-                 live: bool | None = None, evidence_dir: Path | None = None):
+                 live: bool | None = None, evidence_dir: Path | None = None,
+                 backoff: Any = None, max_retries: int | None = None):
         self.table = table
         self.frames = frames
         self.detector = detector
         self.zone = zone
         self.pace = pace
         self.live = live
+        self.backoff = backoff
+        self.max_retries = max_retries
         self.evidence_dir = Path(evidence_dir) if evidence_dir else None
         self.source: str | None = None
         self.pipe: Any = None
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
-        self.errors: list[str] = []
+        self.errors: collections.deque[str] = collections.deque(maxlen=100)
+        self.history: collections.deque[tuple[float, str]] = collections.deque(maxlen=100)
+
+    def report(self, message: str) -> None:
+        """Say `message` on the live page (and push it to every open page)."""
+        self.frames.status = message
+        self.history.append((time.time(), message))
+        self.table.broadcaster.publish("camera", {"status": message, "t": time.time()})
 
     # the pipeline calls this for every watcher decision
     def referee(self, event: dict) -> list[dict]:
@@ -70,7 +147,7 @@ class CameraRunner:
             return self.table.submit(raw, source="camera")["outputs"]
         except ApiError as exc:  # for example no game set up yet: say so, keep watching
             self.errors.append(exc.message)
-            self.frames.status = f"camera event not recorded: {exc.message}"
+            self.report(f"camera event not recorded: {exc.message}")
             return []
 
     def _relative(self, path: str) -> str:
@@ -87,21 +164,28 @@ class CameraRunner:
         with self.table.lock:
             return priors_from_view(self.table.view().get("table") or {})
 
-    def start(self, source: str) -> str:
+    def start(self, source: Any) -> str:
         from vision.pipeline import Pipeline
         from vision.pot_watcher import WatcherConfig
         from vision.source import open_source
 
         def on_status(st) -> None:
-            self.frames.status = f"camera {st.kind}: {st.message}"
+            self.report(f"camera {st.kind}: {st.message}")
 
-        src = open_source(source, on_status=on_status, pace=self.pace, live=self.live)  # may refuse: old camera goes on
+        if hasattr(source, "frames"):  # an opened vision.source.FrameSource (tests, embedding)
+            src, source = source, str(source.spec)
+            src.on_status = on_status
+        else:  # may refuse: the old camera goes on
+            src = open_source(source, on_status=on_status, pace=self.pace, live=self.live,
+                              backoff=self.backoff, max_retries=self.max_retries)
+        src.frames = sane_frames(src.frames, self.report)
         self.stop()
         self._stop = threading.Event()
         cfg = WatcherConfig(evidence_dir=self.evidence_dir / f"evening-{self.table.evening_id}"
                             if self.evidence_dir else None)
         self.pipe = Pipeline(src, self.detector, referee=self.referee, on_status=on_status, config=cfg,
                              priors_fn=self._priors)
+        evidence_safe(self.pipe.watcher, self.report)
         if self.zone:
             self.pipe.watcher.set_zone(self.zone)
         self.source = source
@@ -110,15 +194,17 @@ class CameraRunner:
         self._threads = [run, snap]
         run.start()
         snap.start()
-        self.frames.status = f"camera {source}: starting"
+        self.report(f"camera {source}: starting")
         return f"watching {source}"
 
     def _run(self, pipe: Any, stop: threading.Event) -> None:
         try:
             pipe.run(stop)
-            self.frames.status = f"camera {self.source}: ended"
+            if not stop.is_set():  # keep the source's own word for why (ended, truncated, gave up)
+                last = self.frames.status if self.frames.status.startswith("camera ") else f"camera {self.source}: ended"
+                self.report(f"{last}; the camera stopped: enter plays on the manual entry page")
         except Exception as exc:  # a broken source must not take the server down
-            self.frames.status = f"camera {self.source} failed: {exc}; enter plays on the manual entry page"
+            self.report(f"camera {self.source} failed: {exc}; enter plays on the manual entry page")
         finally:
             stop.set()
 
@@ -142,7 +228,7 @@ class CameraRunner:
     def restart(self, source: str | None) -> str:
         if not source:
             self.stop()
-            self.frames.status = "no camera: enter plays on the manual entry page"
+            self.report("no camera: enter plays on the manual entry page")
             return "camera off: enter plays on the manual entry page"
         try:
             return self.start(source)

@@ -16,7 +16,7 @@ def page():
 
 @bp.get("/state.json")
 def state():
-    return jsonify(table().view())
+    return jsonify(dict(table().view(), camera=_frames().status))
 
 
 def _frames():

@@ -63,6 +63,7 @@
   render(state, false);
   listen({
     update: (msg) => { state = msg.view; render(state, true); },
+    camera: (msg) => { camStatus.textContent = msg.status; camStatus.hidden = false; },
     open: () => masta.get("/live/state.json").then((s) => { state = s; render(s, false); }),
   });
 })();
