@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.masta-installed
 
-.PHONY: demo test install install-dev browser clean
+.PHONY: demo test install system-packages clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -19,16 +19,22 @@ $(STAMP): pyproject.toml | $(PY)
 
 install: $(STAMP)
 
-# Browser tests drive Debian's chromium (never a downloaded browser).
-browser:
-	@command -v chromium >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
-	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; fi; }
+# Test-only system packages from Debian: chromium for the browser tests (never a downloaded
+# browser) and the PostgreSQL server for the --db test. Installed only when missing.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+system-packages:
+	@missing=""; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
 
 demo: install
 	$(VENV)/bin/masta demo
 
-test: install browser
+test: install system-packages
 	$(PY) -m pytest
 
 clean:
