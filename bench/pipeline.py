@@ -70,7 +70,7 @@ def ensure_video(folder: Path, seed: int, quiet: bool) -> dict[str, Path]:
 def detector_for(kind: str, paths: dict[str, Path], args) -> tuple[object, object | None]:
     if kind == "oracle":
         oracle = OracleDetector(read_frames_truth(paths["frames"]), miss=args.miss, confuse=args.confuse,
-                                seed=args.seed)
+                                seed=args.seed, jitter=args.jitter)
         return oracle, oracle.see
     from vision.detector import CardDetector
     model = Path(args.model)
@@ -155,6 +155,7 @@ def main() -> int:
     ap.add_argument("--model", default="models/card_index_detector.onnx")
     ap.add_argument("--miss", type=float, default=0.05, help="oracle: share of reads that miss a card")
     ap.add_argument("--confuse", type=float, default=0.02, help="oracle: share of reads that misread a card")
+    ap.add_argument("--jitter", type=float, default=2.0, help="oracle: box noise in pixels (sigma)")
     ap.add_argument("--seed", type=int, default=0, help="oracle noise seed")
     ap.add_argument("--render-only", action="store_true")
     ap.add_argument("--out", default="runs/bench-pipeline.json")

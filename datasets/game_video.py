@@ -870,15 +870,16 @@ class OracleDetector:
 
     It stands in for the trained model to test the watcher and the pipeline, never to report
     the model's figures. A card is found when `min_visible` of its best corner index is
-    visible; `miss`, `confuse` add per-read noise (seeded). It must be told the frame index
+    visible; `miss`, `confuse` and `jitter` (box pixels) add per-read noise (seeded). It must be told the frame index
     (`Pipeline(on_frame=oracle.see)` or `oracle.index = i`)."""
 
     def __init__(self, frames: list[list[list]], min_visible: float = 0.6, miss: float = 0.0,
-                 confuse: float = 0.0, seed: int = 0):
+                 confuse: float = 0.0, seed: int = 0, jitter: float = 0.0):
         self.frames = frames
         self.min_visible = min_visible
         self.miss = miss
         self.confuse = confuse
+        self.jitter = jitter
         self.rng = random.Random(seed)
         self.index = 0
 
@@ -896,6 +897,8 @@ class OracleDetector:
             if self.rng.random() < self.confuse:
                 card = _confusion(card, self.rng)
                 conf = 0.4 + 0.3 * self.rng.random()
+            if self.jitter:
+                x0, y0, x1, y1 = (v + self.rng.gauss(0, self.jitter) for v in (x0, y0, x1, y1))
             out.append(OracleDetection(card, conf, (x0, y0, x1, y1)))
         return out
 
@@ -933,39 +936,50 @@ class Score:
 
 
 def score_events(truth: list[dict], got: list[dict], window: float = 3.0) -> Score:
-    """Match decisions to truth in time order. `truth`: the truth file's camera events
-    (`type`, `cards`, `t_rest`); `got`: `{"type", "cards", "t", "latency"?}` where `type` is
-    `cards_played`, `pot_cleared` or `mismatch`. A decision matches the first truth event of
-    its type whose rest time lies within `window` seconds before it."""
+    """Match decisions to truth. `truth`: the truth file's camera events (`type`, `cards`,
+    `t_rest`); `got`: `{"type", "cards", "t", "latency"?}` where `type` is `cards_played`,
+    `pot_cleared` or `mismatch`. A decision can match a truth event of its type whose rest
+    time lies within `window` seconds before it: first the decisions with exactly the right
+    cards (earliest first), then the rest (a play read with the wrong cards); what is left is
+    missed (truth) or extra (decisions). One early mistake does not shift every later match."""
     s = Score()
     used = [False] * len(got)
-    for ev in truth:
+    match: list[int | None] = [None] * len(truth)
+
+    def fits(ev: dict, g: dict) -> bool:
+        return g["type"] == ev["type"] and ev["t_rest"] - 0.05 <= g["t"] <= ev["t_rest"] + window
+
+    for exact in (True, False):
+        for i, ev in enumerate(truth):
+            if match[i] is not None:
+                continue
+            for j, g in enumerate(got):
+                if used[j] or not fits(ev, g):
+                    continue
+                if exact and sorted(g.get("cards") or []) != sorted(ev.get("cards") or []) \
+                        and ev["type"] == "cards_played":
+                    continue
+                used[j], match[i] = True, j
+                break
+    for i, ev in enumerate(truth):
         kind = ev["type"]
         if kind == "cards_played":
             s.truth_plays += 1
         else:
             s.truth_clears += 1
-        matched = False
-        for j, g in enumerate(got):
-            if used[j] or g["type"] != kind:
-                continue
-            if g["t"] < ev["t_rest"] - 0.05:
-                continue
-            if g["t"] > ev["t_rest"] + window:
-                break
-            used[j] = matched = True
-            if kind == "cards_played":
-                if sorted(g["cards"]) == sorted(ev["cards"]):
-                    s.right_plays += 1
-                    s.latencies.append(g["t"] - ev["t_rest"] + g.get("latency", 0.0))
-                else:
-                    s.errors.append(f"t={ev['t_rest']:.2f}: played {' '.join(ev['cards'])}, read {' '.join(g['cards'])}")
-            else:
-                s.right_clears += 1
-                s.latencies.append(g["t"] - ev["t_rest"] + g.get("latency", 0.0))
-            break
-        if not matched:
+        j = match[i]
+        if j is None:
             s.errors.append(f"t={ev['t_rest']:.2f}: {kind} {' '.join(ev.get('cards', []))} missed")
+            continue
+        g = got[j]
+        if kind == "cards_played" and sorted(g["cards"]) != sorted(ev["cards"]):
+            s.errors.append(f"t={ev['t_rest']:.2f}: played {' '.join(ev['cards'])}, read {' '.join(g['cards'])}")
+            continue
+        if kind == "cards_played":
+            s.right_plays += 1
+        else:
+            s.right_clears += 1
+        s.latencies.append(g["t"] - ev["t_rest"] + g.get("latency", 0.0))
     for j, g in enumerate(got):
         if g["type"] == "cards_played":
             s.got_plays += 1

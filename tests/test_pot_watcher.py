@@ -282,3 +282,21 @@ def test_seat_zones_say_which_side_the_arm_came_from():
     assert events[0].seat == "Ann" and events[0].to_log_event()["meta"]["seat"] == "Ann"
     w, events = run(s)
     assert events[0].seat is None and "meta" not in events[0].to_log_event()
+
+
+def test_a_card_seen_where_it_never_lay_is_not_ignored():
+    """One deck: a card cannot be in two places. After a misread (the 5S read as AD), the real
+    AD landing elsewhere is reported (flagged), not taken for the card already seen."""
+    s = Scene()
+    s.still(10)
+    s.play(["5S"], (110, 100))
+    s.still(15)
+    second = len(s.frames)
+    s.play(["AD"], (150, 100))
+    s.still(15)
+    for i in range(second):  # until the second play, the detector reads the 5S as AD
+        s.dets[i] = [Det("AD", d.conf, d.box) if d.card == "5S" else d for d in s.dets[i]]
+    w, events = run(s)
+    assert events[0].type == "cards_played" and events[0].cards == ["AD"]
+    assert len(events) == 2 and events[1].low_conf
+    assert sorted(events[1].cards) == ["5S", "AD"] and events[1].type == "mismatch"

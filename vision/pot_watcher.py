@@ -245,6 +245,7 @@ class PotWatcher:
         self._settled_image: np.ndarray | None = None
         self.state: list[Observation] = []
         self.pot_seen: Counter[str] = Counter()
+        self.pot_pos: dict[str, tuple[float, float, float, float]] = {}  # where each card lay
         self.top: list[str] = []
         self.frames_seen = 0
         self.detector_calls = 0
@@ -410,13 +411,25 @@ class PotWatcher:
         new = cur - self.pot_seen
         missing = prev_c - cur
         ev: WatchEvent | None = None
+        new_obs = self._pick(obs, new) if new else []
+        if self.cfg.decks == 1:
+            # one deck: a card cannot lie in two places. Seen where it never lay, it is a new
+            # card (the earlier read, or this one, was wrong): report it, flagged.
+            picked = {id(o) for o in new_obs}
+            for o in obs:
+                where = self.pot_pos.get(o.card)
+                if id(o) in picked or where is None or o.card not in self.pot_seen:
+                    continue
+                if not (_iou(o.box, where) > 0.1 or _holds_centre(o.box, where)):
+                    o.low_conf = True
+                    new_obs.append(o)
         if not obs:
             if prev or self.pot_seen:
                 ev = WatchEvent("pot_cleared", t, self._t_still, index)
                 self.pot_seen = Counter()
+                self.pot_pos = {}
                 self.top = []
-        elif new:
-            new_obs = self._pick(obs, new)
+        elif new_obs:
             ranks = {rank_of(o.card) for o in new_obs}
             if len(ranks) == 1:
                 cards = [o.card for o in new_obs]
@@ -455,6 +468,8 @@ class PotWatcher:
             if self.cfg.evidence_dir is not None:
                 ev.evidence = self._save_evidence(ev, prev, obs, image)
         self._seat_motion = Counter()
+        for o in obs:
+            self.pot_pos[o.card] = o.box
         self.state = obs
         return [ev] if ev is not None else []
 
