@@ -121,14 +121,14 @@ class Serve:
         self.stop()
 
 
-def game_requests(seeds=(0,), players: int = 4) -> list[tuple[str, dict]]:
+def game_requests(seeds=(0,), players: int = 4, offset: int = 0) -> list[tuple[str, dict]]:
     """Whole bot games (referee.camera_stream) as the (route, body) posts an operator's device
     or the camera would make, one after another in the same evening. Each body is tagged
-    with `meta.i` (its place in the feed) so a stored log can be checked for gaps and doubles."""
+    with `meta.i` (its place in the feed) so a stored log can be checked for gaps and doubles.
+    `offset`: how many events the evening's log holds before the first game's setup."""
     from referee.camera_stream import stream_game
 
     out: list[tuple[str, dict]] = []
-    offset = 0
     for seed in seeds:
         events = stream_game("fr", players, seed=seed).events
         for ev in events:

@@ -42,6 +42,14 @@ def apply(ref: TableReferee, evening: Any, ev: dict) -> list[dict]:
     return [dict(o) for o in ref.apply(dict(ev))]
 
 
+def check_vote(ref: TableReferee, ev: dict) -> None:
+    """Would the referee take this vote? (ValueError saying why not; changes nothing.)"""
+    from referee.events import validate_event
+    if getattr(ref, "replay_error", None):
+        raise ValueError(ref.replay_error)
+    ref.book.check_vote(validate_event(dict(ev), seq=ev["seq"], now=ev["t"]))
+
+
 def outputs(ref: TableReferee) -> dict[int, list[dict]]:
     return ref.outputs
 

@@ -110,11 +110,12 @@ class TableService:
 
     # --- changes ------------------------------------------------------------------------
     def submit(self, raw: Any, *, source: str, by: str | None = None,
-               allowed: tuple[str, ...] = TABLE_TYPES, before_commit=None) -> dict:
+               allowed: tuple[str, ...] = TABLE_TYPES, before_apply=None) -> dict:
         """Check, rule, commit, publish one event; returns what was published.
 
-        `before_commit(event)` may refuse (raise ApiError) an event the referee took, for a
-        reason only the web knows (a phone voting in someone else's name): nothing is kept."""
+        `before_apply(event, referee)` may refuse (raise ApiError) the checked event before the
+        referee takes it, for a reason only the web knows (a phone voting in someone else's
+        name); it runs under the table's lock, so its checks and the commit are one step."""
         with self.lock:
             fields = normalise(raw, log=self.log, players=self.players(), presets=rl.presets(),
                                game_over=self.game_over(), allowed=allowed)
@@ -123,6 +124,8 @@ class TableService:
                 ev["meta"] = {**ev.get("meta", {}), "by": by}
             if ev["type"] == "setup":
                 ev["game"] = 1 + sum(1 for e in self.log if e["type"] == "setup")
+            if before_apply is not None:
+                before_apply(ev, self.referee)
             try:
                 outs = rl.apply(self.referee, self.evening, ev)
             except ValueError as exc:  # refused: the referee is left as it was
@@ -130,8 +133,6 @@ class TableService:
             if self.referee is not None and getattr(self.referee, "log", None):
                 ev = dict(self.referee.log[-1])  # as normalised by the referee (implied refs filled in)
             try:
-                if before_commit is not None:
-                    before_commit(ev)
                 self.store.append(self.evening_id, ev)
             except Exception:
                 self._rebuild()  # not committed: the referee must forget it too

@@ -114,8 +114,12 @@ def normalise(raw: Any, *, log: list[dict], players: list[str] | None, presets: 
                 preset.endswith(".toml") and Path(preset).is_file()):
             raise bad(f"unknown preset {preset!r}: use one of {', '.join(presets)}")
         ev["preset"] = preset
+        if raw.get("decks") in (None, ""):  # the preset's count for this many players (the referee's default)
+            return ev
         try:
-            decks = int(raw.get("decks") or 1)
+            decks = int(raw.get("decks"))
+            if isinstance(raw["decks"], bool) or (isinstance(raw["decks"], float) and not raw["decks"].is_integer()):
+                raise ValueError
         except (TypeError, ValueError):
             raise bad("decks must be a whole number (1 or 2)") from None
         if not 1 <= decks <= 3:

@@ -1,7 +1,7 @@
 """The evening: titles board, standings, ratings, finishing places, duties, the MASTA's order and the vote."""
 from __future__ import annotations
 
-import secrets
+import hashlib
 
 from flask import Blueprint, current_app, jsonify, render_template, session
 
@@ -58,14 +58,19 @@ def vote():
     t = table()
     store = current_app.extensions["masta.store"]
     key = f"voters:{t.evening_id}"
-    device = session.get("device")
+    # a phone is known by its session (the CSRF token a vote must carry); kept as a digest
+    device = hashlib.sha256(("masta-phone:" + str(session.get("csrf", ""))).encode()).hexdigest()[:24]
     claimed: list[str] = []
 
-    def bound_to_this_phone(ev: dict) -> None:
-        """After the referee took the vote: is this phone allowed to speak for ev's player?"""
+    def bound_to_this_phone(ev: dict, referee) -> None:
+        """The referee's own checks first (who may vote, once), then: may this phone speak for ev's player?"""
+        try:
+            rl.check_vote(referee, ev)
+        except ValueError as exc:
+            raise ApiError(400, f"the referee refused this event: {exc}") from None
         name = ev["player"]
         claims: dict[str, str] = store.get_setting(key, {}) or {}
-        mine = [p for p, d in claims.items() if device and d == device]
+        mine = [p for p, d in claims.items() if d == device]
         if mine and mine[0] != name:
             raise ApiError(403, f"this phone votes as {mine[0]}; it cannot vote for {name} "
                                 f"(each player votes from their own phone, or through the operator)")
@@ -76,10 +81,8 @@ def vote():
             claimed.append(name)
 
     with t.lock:
-        out = t.submit(raw, source="operator", by=None, allowed=("vote",), before_commit=bound_to_this_phone)
+        out = t.submit(raw, source="operator", by=None, allowed=("vote",), before_apply=bound_to_this_phone)
         if claimed:
-            if not device:
-                device = session["device"] = secrets.token_urlsafe(12)
             claims = store.get_setting(key, {}) or {}
             store.set_setting(key, {**claims, claimed[0]: device})
     return created(out)

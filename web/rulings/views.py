@@ -43,6 +43,8 @@ def evidence(name: str):
     folder = current_app.config["MASTA"].evidence_dir
     if not name.lower().endswith((".jpg", ".jpeg", ".png")):
         raise ApiError(404, "evidence files are JPEG or PNG frames")
+    if "\x00" in name:
+        raise ApiError(404, "no such evidence file")
     root = os.path.realpath(folder)
     real = os.path.realpath(os.path.join(root, name))
     if os.path.commonpath([root, real]) != root:  # `..`, an absolute path, or a link out
