@@ -17,66 +17,8 @@ import pytest
 from flask.sessions import SecureCookieSessionInterface
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_web import OP, TOKEN, finish_game, make_app, n_events, play, post, setup_game
-
-#: every POST route and a body it accepts from the operator (so a refusal is the token's doing)
-OPERATOR_ROUTES = {
-    "/manual/api/events": {"type": "cards_played", "cards": ["6H"]},
-    "/rulings/api/corrections": {"type": "note", "text": "checked"},
-    "/setup/api/game": {"players": ["Ann", "Bob"], "dealer": "Bob"},
-    "/setup/api/preset": {"name": "ours", "toml": 'extends = "fr"\nname = "ours"\n'},
-    "/setup/api/camera": {"source": ""},
-    "/setup/api/pot-zone": {"zone": [0.2, 0.2, 0.8, 0.8]},
-    "/setup/api/evening": {"name": "Friday"},
-    "/evening/api/events": {"type": "order", "player": "Bob", "text": "sing"},
-}
-#: state-changing routes open to everyone, and why
-PUBLIC_ROUTES = {
-    "/auth": "signs a device in: the token is the body itself (a wrong one is 403)",
-    "/auth/logout": "signs this device out only (CSRF-checked)",
-    "/evening/api/vote": "anyone votes from their phone (CSRF-checked, one name per phone)",
-}
-CHANGING = {"POST", "PUT", "PATCH", "DELETE"}
-
-
-def snapshot(app) -> tuple:
-    """Everything a request could change: the log, the settings, the evenings, saved presets."""
-    store = app.extensions["masta.store"]
-    from sqlalchemy import text
-    with store.engine.connect() as conn:
-        rows = sorted(conn.execute(text("SELECT key, value FROM settings")).all())
-        evs = conn.execute(text("SELECT count(*) FROM events")).scalar()
-        evenings = conn.execute(text("SELECT count(*) FROM evenings")).scalar()
-    presets = sorted(os.listdir(app.config["MASTA"].presets_dir)) if app.config["MASTA"].presets_dir.is_dir() else []
-    return rows, evs, evenings, presets
-
-
-def game_over_app(tmp_path):
-    """A four-player game that ended (Bob MASTA, Ann VICE-MASTA, Cy PEUPLE, Dee SHITHEAD)."""
-    app = make_app(tmp_path)
-    play_four_player_game(app.test_client())
-    return app
-
-
-def play_four_player_game(c) -> None:
-    setup_game(c, players=("Ann", "Bob", "Cy", "Dee"), dealer="Dee")
-    seqs = []
-    for p in ("Bob", "Ann", "Cy"):
-        r = post(c, "/manual/api/events", {"type": "player_out", "player": p})
-        assert r.status_code == 201, r.json
-        seqs.append(r.json["event"]["seq"])
-    for s in seqs:
-        assert post(c, "/rulings/api/corrections", {"type": "confirm", "event": s}).status_code == 201
-
-
-def phone(app):
-    """A phone that opened the evening page: it holds a session and its CSRF token."""
-    c = app.test_client()
-    c.get("/evening/")
-    with c.session_transaction() as s:
-        csrf = s["csrf"]
-    return c, {"X-CSRF-Token": csrf}
-
+from helpers_web import CHANGING, OPERATOR_ROUTES, PUBLIC_ROUTES, game_over_app, phone, play_four_player_game, snapshot
+from test_web import OP, TOKEN, make_app, n_events, post, setup_game
 
 def test_the_route_lists_cover_every_state_changing_route(tmp_path):
     app = make_app(tmp_path)

@@ -12,7 +12,7 @@ import os
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_access import OPERATOR_ROUTES, game_over_app, snapshot
+from helpers_web import OPERATOR_ROUTES, game_over_app, snapshot
 from test_web import OP
 
 from referee.cards import ALL_CARD_IDS, RANKS, SUITS, UnknownCard, parse_card, parse_cards
