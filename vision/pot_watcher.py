@@ -156,41 +156,57 @@ def _holds_centre(a, b) -> bool:
     return inside(a, b) or inside(b, a)
 
 
-def consensus(reads: Sequence[Sequence[DetectionLike]], priors: Priors, cfg: WatcherConfig) -> list[Observation]:
+def consensus(reads: Sequence[Sequence[DetectionLike]], priors: Priors, cfg: WatcherConfig,
+              stats: dict | None = None) -> list[Observation]:
     """Merge several reads of a still scene into one observation per physical card.
 
     Detections are clustered by box overlap across reads; a cluster present in fewer than
     `presence` of the reads is dropped (a flicker); its card is the one with the highest
     confidence-weighted vote times the prior."""
     clusters: list[dict] = []
+
+    def add(ci: int | None, d, box) -> int:
+        if ci is None:
+            clusters.append({"box": box, "boxes": [], "votes": Counter(), "n": 0})
+            ci = len(clusters) - 1
+        c = clusters[ci]
+        c["boxes"].append(box)
+        c["box"] = tuple(np.median(np.array(c["boxes"]), axis=0))
+        c["votes"][d.card] += float(d.conf)
+        c["n"] += 1
+        return ci
+
     for read in reads:
         used: set[int] = set()
-        for d in sorted(read, key=lambda d: -d.conf):
-            box = tuple(float(v) for v in d.box)
-            # Cards on a pot overlap a lot (two different cards can share half their box):
-            # a read joins a cluster of the same card when their boxes overlap, and a cluster
-            # of another card only when the boxes are nearly identical (a misread).
-            best, best_score = None, 0.0
+        dets = [(d, tuple(float(v) for v in d.box)) for d in sorted(read, key=lambda d: -d.conf)]
+        left = []
+        # Cards on a pot overlap a lot (two different cards can share most of their box), so
+        # a read first joins a cluster of the same card (boxes overlapping, or one holding the
+        # other's centre: the detector's box is the whole card or just a corner index) ...
+        for d, box in dets:
+            best, best_iou = None, -1.0
+            for ci, c in enumerate(clusters):
+                if ci in used or d.card not in c["votes"]:
+                    continue
+                iou = _iou(box, c["box"])
+                if (iou > cfg.iou_cluster or _holds_centre(box, c["box"])) and iou > best_iou:
+                    best, best_iou = ci, iou
+            if best is None:
+                left.append((d, box))
+            else:
+                used.add(add(best, d, box))
+        # ... and only then, with a nearly identical box, a cluster of another card (a misread)
+        for d, box in left:
+            best, best_iou = None, cfg.iou_misread
             for ci, c in enumerate(clusters):
                 if ci in used:
                     continue
                 iou = _iou(box, c["box"])
-                same = d.card in c["votes"]
-                # the detector's box is the whole card or just one corner index: same card
-                # and one box holding the other's centre is the same physical card too
-                if (same and (iou > cfg.iou_cluster or _holds_centre(box, c["box"]))) or iou > cfg.iou_misread:
-                    score = iou + (1.0 if same else 0.0)
-                    if score > best_score:
-                        best, best_score = ci, score
-            if best is None:
-                clusters.append({"box": box, "boxes": [box], "votes": Counter(), "n": 0, "confs": []})
-                best = len(clusters) - 1
-            c = clusters[best]
-            used.add(best)
-            c["boxes"].append(box)
-            c["box"] = tuple(np.median(np.array(c["boxes"]), axis=0))
-            c["votes"][d.card] += float(d.conf)
-            c["n"] += 1
+                if iou > best_iou:
+                    best, best_iou = ci, iou
+            used.add(add(best, d, box))
+    if stats is not None:  # cards seen in some reads but not all: more reads would help
+        stats["uncertain"] = [max(c["votes"], key=c["votes"].get) for c in clusters if 0 < c["n"] < len(reads)]
     out: list[Observation] = []
     need = max(1, int(np.ceil(cfg.presence * len(reads))))
     for c in clusters:
@@ -388,7 +404,11 @@ class PotWatcher:
         self._reads.append(dets)
         if len(self._reads) < self.cfg.read_frames:
             return []
-        obs = consensus(self._reads, self.priors_fn(), self.cfg)
+        stats: dict = {}
+        obs = consensus(self._reads, self.priors_fn(), self.cfg, stats)
+        if len(self._reads) < self.cfg.max_reads and any(
+                c not in self.pot_seen or c in self.top for c in stats["uncertain"]):
+            return []  # a new or top card flickers between reads: read the still scene again
         if ref is not None and self._still < self.cfg.hand_patience and self._crosses_border(
                 small, ref, [o.box for o in obs] + [o.box for o in self.state], image.shape):
             # something still reaches in across the zone's edge: wait, keep reading (the
