@@ -215,3 +215,36 @@ def test_waitress_refuses_a_large_upload_declared_or_chunked(tmp_path):
         conn.close()
         assert len(srv.log()) == n
         assert request(srv.port, "GET", "/live/state.json").status == 200  # still serving
+
+
+def test_open_pages_cannot_starve_the_operator(tmp_path):
+    """Each open event stream holds a server thread: past the limit a new page is told to come
+    back later (503), and the operator's posts and the pages are still answered."""
+    from helpers_server import request
+
+    from web.app import create_app
+    from web.config import Config
+    from web.events_stream import RESERVED_THREADS
+    from web.server import BackgroundServer
+
+    threads = RESERVED_THREADS + 4
+    app = create_app(Config(data_dir=tmp_path, token=TOKEN, threads=threads))
+    with BackgroundServer(app, threads=threads) as srv:
+        streams = []
+        for _ in range(4):
+            c = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10)
+            c.request("GET", "/stream")
+            r = c.getresponse()
+            assert r.status == 200
+            streams.append((c, r))
+        c = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10)
+        c.request("GET", "/stream")
+        r = c.getresponse()
+        assert r.status == 503 and b"too many open pages" in r.read()
+        for _ in range(RESERVED_THREADS + 2):  # more requests than free threads, one after another
+            ok = request(srv.port, "POST", "/setup/api/game", {"players": ["Ann", "Bob"]},
+                         headers={"X-Masta-Token": TOKEN}, timeout=10)
+            assert ok.status == 201
+        assert request(srv.port, "GET", "/live/", timeout=10).status == 200
+        for c, _ in streams:
+            c.close()

@@ -88,10 +88,21 @@ def _stream(broadcaster: Broadcaster, keepalive_s: float) -> Iterator[str]:
         broadcaster.unsubscribe(q)
 
 
+#: worker threads kept free of event streams, so posts and pages are answered however many
+#: pages are open (each open stream holds one waitress thread)
+RESERVED_THREADS = 8
+
+
 @bp.get("/stream")
 def stream() -> Response:
     """The event stream every page listens to (`update`, `evening`, `frame` messages)."""
     app = current_app
+    limit = max(1, app.config["MASTA"].threads - RESERVED_THREADS)
+    if app.extensions["masta.broadcaster"].clients >= limit:
+        resp = Response(f"retry: 5000\n: too many open pages ({limit}); start the server with more "
+                        f"--threads\n\n", status=503, mimetype="text/event-stream")
+        resp.headers["Retry-After"] = "5"
+        return resp
     resp = Response(stream_with_context(_stream(app.extensions["masta.broadcaster"],
                                                 app.config["MASTA"].keepalive_s)),
                     mimetype="text/event-stream")

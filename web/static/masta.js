@@ -58,7 +58,11 @@ const masta = (() => {
     const conn = document.getElementById("conn");
     const es = new EventSource("/stream");
     es.onopen = () => { if (conn) conn.classList.add("up"); if (handlers.open) handlers.open(); };
-    es.onerror = () => { if (conn) conn.classList.remove("up"); };
+    es.onerror = () => {
+      if (conn) conn.classList.remove("up");
+      // refused (server full, 503) rather than cut: browsers give up then, so try again later
+      if (es.readyState === EventSource.CLOSED) setTimeout(() => listen(handlers), 5000);
+    };
     for (const [name, fn] of Object.entries(handlers)) {
       if (name === "open") continue;
       es.addEventListener(name, (e) => fn(JSON.parse(e.data)));
