@@ -96,3 +96,24 @@ def test_masta_watch_bad_inputs(tmp_path, capsys):
     assert main(["watch", "0", "--players", "Ann,Bob", "--rules", "no-such-preset"]) == 2
     err = capsys.readouterr().err
     assert "error" in err
+
+
+def test_the_demo_game_ships_small_whole_and_transcribable():
+    """assets/demo: under 5 MB, a whole game whose truth log the table referee plays to the
+    end, and which the pipeline (oracle detector) transcribes without an error."""
+    from pathlib import Path
+    demo = Path(__file__).resolve().parents[1] / "assets" / "demo"
+    video = demo / "demo-game.mp4"
+    assert video.stat().st_size < 5_000_000
+    truth = read_truth(demo / "demo-game.truth.jsonl")
+    ref = TableReferee()
+    for ev in truth.events:
+        ref.apply({k: v for k, v in ev.items() if k not in ("seq", "t", "t_rest", "reason", "from")
+                   and not (k in ("player", "cards") and ev["type"] == "pot_cleared")
+                   and not (k == "player" and ev["type"] == "cards_played")})
+    assert ref.view()["over"] and ref.view()["titles"]
+    oracle = OracleDetector(read_frames_truth(demo / "demo-game.frames.jsonl.gz"))
+    seen = []
+    Pipeline(open_source(str(video)), oracle, on_event=seen.append, on_frame=oracle.see).run()
+    got = [{"type": p.watch.type, "cards": p.watch.cards, "t": p.t} for p in seen]
+    assert score_events(truth.camera_events, got).perfect
