@@ -47,7 +47,7 @@ def serve(args) -> int:
     from vision.pot_watcher import WatcherConfig
     from vision.source import Backoff, open_source
     from web.app import create_app
-    from web.camera import CameraRunner
+    from web.camera import CameraRunner, evidence_safe, sane_frames
     from web.config import Config
     from web.server import make_server
 
@@ -94,11 +94,13 @@ def serve(args) -> int:
                 counters["op_refused"] += 1
 
     src = open_source(str(video), live=True, pace=True, backoff=Backoff(first=0.05, cap=0.5),
-                      on_status=lambda st: setattr(app.extensions["masta.frames"], "status", st.message))
+                      on_status=lambda st: runner.report(f"camera {st.kind}: {st.message}"))
+    src.frames = sane_frames(src.frames, runner.report)  # as CameraRunner.start does
     stop = threading.Event()
     cfg = WatcherConfig(evidence_dir=config.evidence_dir / "soak")
     pipe = Pipeline(src, oracle, referee=runner.referee, config=cfg, on_frame=on_frame,
                     priors_fn=runner._priors)
+    evidence_safe(pipe.watcher, runner.report)
     runner.pipe = pipe
     threading.Thread(target=pipe.run, args=(stop,), daemon=True, name="pipeline").start()
     threading.Thread(target=runner._snapshots, args=(pipe, stop), daemon=True, name="frames").start()
