@@ -26,6 +26,7 @@ import http.client
 import json
 import os
 import re
+import shutil
 import signal
 import statistics
 import subprocess
@@ -232,6 +233,7 @@ def main() -> int:
            "--every", str(args.every), "--games-per-evening", str(args.games_per_evening)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
                             env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so `finally` stops the server too
     stats: list[dict] = []
     for line in proc.stdout:
         if line.startswith("READY"):
@@ -293,6 +295,7 @@ def main() -> int:
             proc.wait(10)
         except subprocess.TimeoutExpired:
             proc.kill()
+        shutil.rmtree(data, ignore_errors=True)
     half = samples[len(samples) // 2:]
     xs = [s["min"] for s in half]
     print(f"summary: {len(samples)} samples over {samples[-1]['min'] if samples else 0:.1f} min; "
