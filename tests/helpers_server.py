@@ -124,7 +124,8 @@ class Serve:
 def game_requests(seeds=(0,), players: int = 4, offset: int = 0) -> list[tuple[str, dict]]:
     """Whole bot games (referee.camera_stream) as the (route, body) posts an operator's device
     or the camera would make, one after another in the same evening. Each body is tagged
-    with `meta.i` (its place in the feed) so a stored log can be checked for gaps and doubles.
+    with `meta.i` (its place in the feed) so a stored log can be checked for gaps and doubles,
+    and a request id `meta.rid`, so a post sent again after a lost answer is recorded once.
     `offset`: how many events the evening's log holds before the first game's setup."""
     from referee.camera_stream import stream_game
 
@@ -135,7 +136,7 @@ def game_requests(seeds=(0,), players: int = 4, offset: int = 0) -> list[tuple[s
             body = {k: v for k, v in ev.items() if k not in ("seq", "t", "source", "game")}
             if "event" in body:
                 body["event"] = int(body["event"]) + offset
-            body["meta"] = {"i": len(out)}
+            body["meta"] = {"i": len(out), "rid": f"feed-{seed}-{ev['seq']}"}
             route = "/setup/api/game" if ev["type"] == "setup" else "/manual/api/events"
             out.append((route, body))
         offset += len(events)

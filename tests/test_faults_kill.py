@@ -48,6 +48,7 @@ class Feeder(threading.Thread):
         super().__init__(daemon=True)
         self.srv, self.feed, self.start_at = srv, feed, start
         self.acked: list[int] = []
+        self.repeats: list[int] = []  # posts the server had already recorded (same meta.rid)
         self.refused: list[tuple[int, int, bytes]] = []
         self.inflight: int | None = None  # the post the kill cut off (committed or not: unknown)
 
@@ -62,6 +63,9 @@ class Feeder(threading.Thread):
             if r.status != 201:
                 self.refused.append((i, r.status, r.body[:200]))
                 return
+            if r.json().get("repeat"):
+                assert r.json()["event"]["meta"]["i"] == i
+                self.repeats.append(i)
             self.acked.append(i)
 
 
@@ -73,6 +77,9 @@ def test_fifty_sigkills_lose_nothing_and_resume_the_same_game(tmp_path):
     acked: set[int] = set()
     kills_mid_feed = 0
     cut: list[int] = []  # posts cut off by a kill
+    cut_committed: set[int] = set()
+    repeats: list[int] = []
+    feeder = None
     try:
         for k in range(KILLS + 1):
             srv.start()
@@ -90,10 +97,13 @@ def test_fifty_sigkills_lose_nothing_and_resume_the_same_game(tmp_path):
             assert state["table"] == tables[len(log)], f"after kill {k} at {len(log)} events"
             assert state["seq"] == len(log)
             if k and feeder.inflight is not None:
-                cut.append(feeder.inflight < len(log))
+                cut.append(feeder.inflight)
+                if feeder.inflight < len(log):  # committed, though its answer was lost
+                    cut_committed.add(feeder.inflight)
             if k == KILLS:
                 break
-            feeder = Feeder(srv, feed, len(log))
+            # the post a kill cut off is sent again blindly, as a phone does: recorded once
+            feeder = Feeder(srv, feed, len(log) if k == 0 or feeder.inflight is None else feeder.inflight)
             # a random moment: sometimes during start-up's first request, mostly mid-feed
             feeder.start()
             time.sleep(rng.choice([0.0, rng.uniform(0.0, 0.15), rng.uniform(0.0, 0.3)]))
@@ -101,17 +111,44 @@ def test_fifty_sigkills_lose_nothing_and_resume_the_same_game(tmp_path):
             feeder.join(15)
             assert not feeder.refused, feeder.refused
             acked.update(feeder.acked)
+            repeats += feeder.repeats
             kills_mid_feed += len(log) < len(feed)
         assert kills_mid_feed >= KILLS * 0.8  # the kills really hit a game in progress
         print(f"\n{KILLS} SIGKILLs: {len(log)} of {len(feed)} events fed by then, {len(acked)} acknowledged, "
-              f"{len(cut)} posts cut off mid-request ({sum(cut)} of them had been committed, "
-              f"{len(cut) - sum(cut)} not); none lost, none twice")
+              f"{len(cut)} posts cut off mid-request ({len(cut_committed)} of them had been committed; "
+              f"resent blindly, {len(set(repeats))} were answered as repeats); none lost, none twice")
         assert len(log) > 60
         # finish the game without kills: the rulings equal the uninterrupted run's, event by event
-        feeder = Feeder(srv, feed, len(log))
+        feeder = Feeder(srv, feed, len(log) if feeder.inflight is None else feeder.inflight)
         feeder.run()
         assert not feeder.refused and len(srv.log()) == len(feed)
+        # every cut-off post that had been committed came back as a repeat, not as a second event
+        assert cut_committed <= set(repeats + feeder.repeats), (cut_committed, repeats)
         entries = srv.get_json("/rulings/data.json")["entries"]
         assert [_strip(e) for e in entries] == [_strip(e) for e in ref_entries]
     finally:
         srv.kill()
+
+
+def test_a_request_sent_again_is_recorded_once(tmp_path):
+    """The request id (`meta.rid`) that makes a blind resend safe, on its own."""
+    from test_web import make_app, n_events, post, setup_game
+
+    app = make_app(tmp_path)
+    c = app.test_client()
+    setup_game(c)
+    body = {"type": "cards_played", "cards": ["5H"], "meta": {"rid": "phone-1"}}
+    first = post(c, "/manual/api/events", body)
+    again = post(c, "/manual/api/events", body)
+    assert first.status_code == again.status_code == 201
+    assert again.json["repeat"] and again.json["event"] == first.json["event"]
+    assert again.json["outputs"] == first.json["outputs"] and n_events(app) == 2
+    other = post(c, "/rulings/api/corrections", {"type": "note", "text": "x", "meta": {"rid": "phone-1"}})
+    assert other.status_code == 409 and "already used" in other.json["error"]
+    for rid in (7, "", "x" * 81, ["a"]):
+        r = post(c, "/manual/api/events", {"type": "cards_played", "cards": ["6H"], "meta": {"rid": rid}})
+        assert r.status_code == 400 and "rid" in r.json["error"]
+    assert n_events(app) == 2
+    restarted = make_app(tmp_path)  # the id is in the stored event: it holds across a restart
+    r = post(restarted.test_client(), "/manual/api/events", body)
+    assert r.json["repeat"] and n_events(restarted) == 2

@@ -109,6 +109,26 @@ class TableService:
         return bool(rl.game_over(self.referee))
 
     # --- changes ------------------------------------------------------------------------
+    def _repeat(self, raw: Any) -> dict | None:
+        """A request sent again with the same `meta.rid` (its answer was lost: a dropped
+        connection, a server killed after the commit): the event already recorded, not a
+        second one. The rid is kept in the event, so this holds across restarts."""
+        meta = raw.get("meta") if isinstance(raw, dict) else None
+        rid = meta.get("rid") if isinstance(meta, dict) else None
+        if rid is None:
+            return None
+        if not isinstance(rid, str) or not 1 <= len(rid) <= 80:
+            raise ApiError(400, "meta.rid must be a short string (a request id, at most 80 characters)")
+        for ev in reversed(self.log):
+            if isinstance(ev.get("meta"), dict) and ev["meta"].get("rid") == rid:
+                if ev.get("type") != raw.get("type", ev.get("type")):
+                    raise ApiError(409, f"request id {rid!r} was already used for event {ev['seq']} "
+                                        f"({ev['type']}): send a new id for a new event")
+                outs = self.outputs.get(ev["seq"], [])
+                return {"event": ev, "outputs": [dict(o, kind=rl.kind(o), plain=rl.plain(o, ev)) for o in outs],
+                        "view": self.view(), "repeat": True, "published": time.time()}
+        return None
+
     def submit(self, raw: Any, *, source: str, by: str | None = None,
                allowed: tuple[str, ...] = TABLE_TYPES, before_apply=None) -> dict:
         """Check, rule, commit, publish one event; returns what was published.
@@ -117,6 +137,9 @@ class TableService:
         referee takes it, for a reason only the web knows (a phone voting in someone else's
         name); it runs under the table's lock, so its checks and the commit are one step."""
         with self.lock:
+            again = self._repeat(raw)
+            if again is not None:
+                return again
             fields = normalise(raw, log=self.log, players=self.players(), presets=rl.presets(),
                                game_over=self.game_over(), allowed=allowed)
             ev = {"seq": len(self.log) + 1, "t": round(time.time(), 3), "source": source, **fields}

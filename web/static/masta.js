@@ -28,12 +28,28 @@ const masta = (() => {
       rank + (SUITS[suit] || suit));
   }
 
+  /* An event carries a request id (meta.rid): sent again after a dropped connection or a
+     server restart, it is recorded once (the server answers with the event it already has). */
   async function post(url, data) {
-    const resp = await fetch(url, {
-      method: "POST", credentials: "same-origin",
-      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf() },
-      body: JSON.stringify(data || {}),
-    });
+    data = data || {};
+    const isEvent = /\/api\/(events|corrections|game|vote)$/.test(url);
+    if (isEvent && !(data.meta && data.meta.rid)) {
+      data = { ...data, meta: { ...(data.meta || {}), rid: Math.random().toString(36).slice(2) + Date.now().toString(36) } };
+    }
+    let resp = null;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        resp = await fetch(url, {
+          method: "POST", credentials: "same-origin",
+          headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf() },
+          body: JSON.stringify(data),
+        });
+        break;
+      } catch (e) {
+        if (attempt >= 4 || !isEvent) { toast("the server does not answer: " + e, true); throw e; }
+        await new Promise((ok) => setTimeout(ok, 1000 * (attempt + 1)));
+      }
+    }
     let body = {};
     try { body = await resp.json(); } catch (e) { body = { error: resp.statusText }; }
     if (!resp.ok) toast(body.error || ("refused: " + resp.status), true);
