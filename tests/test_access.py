@@ -248,3 +248,36 @@ def test_open_pages_cannot_starve_the_operator(tmp_path):
         assert request(srv.port, "GET", "/live/", timeout=10).status == 200
         for c, _ in streams:
             c.close()
+
+
+def test_camera_streams_count_against_the_same_limit(tmp_path):
+    """A live page holds two streams when a camera runs (events + MJPEG): both are counted."""
+    from helpers_server import request
+
+    from web.app import create_app
+    from web.config import Config
+    from web.events_stream import RESERVED_THREADS
+    from web.server import BackgroundServer
+
+    threads = RESERVED_THREADS + 4
+    app = create_app(Config(data_dir=tmp_path, token=TOKEN, threads=threads))
+    app.extensions["masta.frames"].publish(b"\xff\xd8jpeg")
+    with BackgroundServer(app, threads=threads) as srv:
+        held = []
+        for path in ("/stream", "/live/video.mjpg", "/stream", "/live/video.mjpg"):
+            c = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10)
+            c.request("GET", path)
+            r = c.getresponse()
+            assert r.status == 200, path
+            r.fp.read(1)  # the stream has started
+            held.append(c)
+        for path in ("/live/video.mjpg", "/stream"):
+            r = request(srv.port, "GET", path, timeout=10)
+            assert r.status == 503 and b"too many open pages" in r.body, (path, r.status)
+        assert app.extensions["masta.frames"].viewers == 2
+        assert request(srv.port, "GET", "/live/frame.jpg", timeout=10).status == 200  # the still fallback
+        ok = request(srv.port, "POST", "/setup/api/game", {"players": ["Ann", "Bob"]},
+                     headers={"X-Masta-Token": TOKEN}, timeout=10)
+        assert ok.status == 201
+        for c in held:
+            c.close()

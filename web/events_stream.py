@@ -93,14 +93,25 @@ def _stream(broadcaster: Broadcaster, keepalive_s: float) -> Iterator[str]:
 RESERVED_THREADS = 8
 
 
+def streams_full() -> str | None:
+    """Why one more long-lived stream (event stream or MJPEG) must be refused, or None."""
+    app = current_app
+    limit = max(1, app.config["MASTA"].threads - RESERVED_THREADS)
+    frames = app.extensions.get("masta.frames")
+    held = app.extensions["masta.broadcaster"].clients + (frames.viewers if frames is not None else 0)
+    if held >= limit:
+        return (f"too many open pages ({limit} streams): try again later, or start the server with "
+                f"more --threads")
+    return None
+
+
 @bp.get("/stream")
 def stream() -> Response:
     """The event stream every page listens to (`update`, `evening`, `frame` messages)."""
     app = current_app
-    limit = max(1, app.config["MASTA"].threads - RESERVED_THREADS)
-    if app.extensions["masta.broadcaster"].clients >= limit:
-        resp = Response(f"retry: 5000\n: too many open pages ({limit}); start the server with more "
-                        f"--threads\n\n", status=503, mimetype="text/event-stream")
+    full = streams_full()
+    if full is not None:
+        resp = Response(f"retry: 5000\n: {full}\n\n", status=503, mimetype="text/event-stream")
         resp.headers["Retry-After"] = "5"
         return resp
     resp = Response(stream_with_context(_stream(app.extensions["masta.broadcaster"],

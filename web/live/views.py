@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, jsonify, render_template
 
+from ..events_stream import streams_full
 from ..pages import table
 
 bp = Blueprint("live", __name__, url_prefix="/live", template_folder="templates",
@@ -35,15 +36,24 @@ def frame():
 def video():
     """MJPEG: one part per new frame (the browser shows it as a moving image)."""
     hub = _frames()
+    full = streams_full()
+    if full is not None:  # the page falls back to fetching /live/frame.jpg now and then
+        return jsonify({"error": full, "status": 503}), 503, {"Retry-After": "5"}
 
     def parts():
         n = -1
-        for _ in range(100000):
-            n, jpeg = hub.wait_next(n, timeout=10.0)
-            if jpeg is None:
-                continue
-            yield (b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: "
-                   + str(len(jpeg)).encode() + b"\r\n\r\n" + jpeg + b"\r\n")
+        with hub._cond:  # counted while it runs (a stream never started is not counted)
+            hub.viewers += 1
+        try:
+            for _ in range(100000):
+                n, jpeg = hub.wait_next(n, timeout=10.0)
+                if jpeg is None:
+                    continue
+                yield (b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: "
+                       + str(len(jpeg)).encode() + b"\r\n\r\n" + jpeg + b"\r\n")
+        finally:
+            with hub._cond:
+                hub.viewers -= 1
 
     return Response(parts(), mimetype="multipart/x-mixed-replace; boundary=frame",
                     headers={"Cache-Control": "no-store"})

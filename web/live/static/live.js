@@ -52,6 +52,11 @@
 
   const cam = document.getElementById("camera");
   const camStatus = document.getElementById("camera-status");
+  cam.onerror = () => {  // the moving picture refused (server full) or cut: show a still every second
+    if (cam.dataset.still) return;
+    cam.dataset.still = "1";
+    setInterval(() => { cam.src = "/live/frame.jpg?t=" + Date.now(); }, 1000);
+  };
   function tryCamera() {
     fetch("/live/frame.jpg", { method: "HEAD" }).then((r) => {
       if (r.ok) { cam.src = cam.dataset.src; cam.hidden = false; camStatus.hidden = true; }
