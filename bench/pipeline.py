@@ -10,7 +10,8 @@ Measures, per video and overall:
   the right cards; pot clears; extra decisions (mismatches included);
 * whole games transcribed with no error at all;
 * latency from the moment the cards came to rest (truth) to the ruling: the video time the
-  watcher waited plus the wall time spent from that frame's arrival to the referee's answer;
+  watcher waited plus the pipeline's lag behind a live source at that frame (its processing
+  time, and any queueing behind slower frames before it, as if the video came in live);
 * throughput: frames processed per second on this CPU (decoding included), the share of
   frames the detector ran on, and the ratio against running the detector on every frame.
 
@@ -113,7 +114,7 @@ def run_one(paths: dict[str, Path], kind: str, args) -> dict:
     pipe = Pipeline(open_source(str(paths["video"])), detector, referee=referee, on_event=seen.append,
                     config=WatcherConfig(), priors_fn=lambda: priors_from_view(ref.view()), on_frame=on_frame)
     stats = pipe.run()
-    got = [{"type": p.watch.type, "cards": p.watch.cards, "t": p.t, "latency": p.latency_s} for p in seen]
+    got = [{"type": p.watch.type, "cards": p.watch.cards, "t": p.t, "latency": p.lag_s} for p in seen]
     score = score_events(truth.camera_events, got)
     if kind == "oracle":
         detector.index = 0
@@ -144,6 +145,10 @@ def summarise(rows: list[dict], kind: str) -> dict:
             "fps": fps, "every_frame_fps": every, "speedup": fps / every if every else None,
             "detector_share": sum(r["detector_share"] * r["frames"] for r in rows) / sum(r["frames"] for r in rows),
             "detect_ms": statistics.median(r["detect_ms"] for r in rows)}
+
+
+def _f(x) -> str:
+    return "n/a" if x is None else f"{x:.3f}"
 
 
 def main() -> int:
@@ -187,7 +192,7 @@ def main() -> int:
               f"play precision {s['play_precision']:.4f}, recall {s['play_recall']:.4f} (right cards); "
               f"clears {s['clears_right']}/{s['clears']}; extra decisions {s['extra']}\n"
               f"whole games with no error: {s['perfect_games']}/{s['videos']}\n"
-              f"latency rest -> ruling: median {s['latency_median_s']:.3f} s, p90 {s['latency_p90_s']:.3f} s\n"
+              f"latency rest -> ruling: median {_f(s['latency_median_s'])} s, p90 {_f(s['latency_p90_s'])} s\n"
               f"throughput: {s['fps']:.0f} frames/s (decode + watcher + detector + referee), detector on "
               f"{s['detector_share']:.1%} of frames; detector on every frame: {s['every_frame_fps']:.1f} "
               f"frames/s ({s['detect_ms']:.1f} ms/detect) -> {s['speedup']:.1f}x", flush=True)

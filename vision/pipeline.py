@@ -61,6 +61,8 @@ class PipelineEvent:
     rulings: list[dict[str, Any]]
     watch: WatchEvent
     latency_s: float            # wall seconds from the frame's arrival to the ruling
+    lag_s: float = 0.0          # source seconds from the frame's capture to the ruling, were
+                                # the source live (queueing behind slower frames included)
 
     def to_json(self) -> dict[str, Any]:
         """`{"t", "event", "cards", "ruling", ...}`: one line of `masta watch --json`."""
@@ -161,22 +163,33 @@ class Pipeline:
         stop = stop_event or threading.Event()
         start = time.perf_counter()
         try:
+            # `lag`: how far behind the source's own clock the pipeline would be if frames
+            # came in real time and none were dropped (queueing included): for live latency
+            sim = 0.0
+            mark = time.perf_counter()
             for frame in self.source.frames(stop):
                 arrived = time.perf_counter()
+                busy = arrived - mark  # decoding this frame
                 with self._latest_lock:
                     self._latest = frame.image
                 if self.on_frame is not None:
                     self.on_frame(frame)
+                start_t = max(frame.t, sim)
                 for wev in self.watcher.feed(frame.image, frame.t, frame.index, self._detect):
                     event = wev.to_log_event()
                     event["t"] = round(self.clock(), 3)
                     rulings = list(self.referee(event) or []) if self.referee is not None else []
-                    pev = PipelineEvent(frame.t, event, rulings, wev, time.perf_counter() - arrived)
+                    now = time.perf_counter()
+                    pev = PipelineEvent(frame.t, event, rulings, wev, now - arrived,
+                                        lag_s=start_t + busy + (now - arrived) - frame.t)
                     self.stats.events += 1
                     self.stats.latencies.append(pev.latency_s)
                     if self.on_event is not None:
                         self.on_event(pev)
                     yield pev
+                    arrived += time.perf_counter() - now  # the consumer's time is not ours
+                mark = time.perf_counter()
+                sim = start_t + busy + (mark - arrived)
                 self.stats.frames += 1
                 self.stats.detector_calls = self.watcher.detector_calls
                 self.stats.seconds = time.perf_counter() - start
