@@ -99,7 +99,7 @@ def main() -> int:
     players = NAMES[: args.players]
     print(f"bench/load.py: {os.cpu_count()} CPU(s); masta serve on loopback (waitress, SQLite, commit before push); "
           f"{args.phones} phones, {args.games} games of {args.players} players")
-    with tempfile.TemporaryDirectory() as d, Serve(Path(d), extra=["--threads", str(args.phones + 16)]) as srv:
+    with tempfile.TemporaryDirectory() as d, Serve(Path(d)) as srv:  # masta serve as shipped (--threads 96)
         phones = [Phone(srv.port, players[i % len(players)]) for i in range(args.phones)]
         for p in phones:
             p.start()

@@ -63,7 +63,7 @@ class Serve:
 
     def start(self, timeout: float = 60.0) -> "Serve":
         cmd = [sys.executable, "-m", "masta", "serve", "--port", str(self.port), "--data-dir",
-               str(self.data_dir), "--threads", "16", *self.extra]
+               str(self.data_dir), *self.extra]
         self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                      text=True, env=dict(os.environ, PYTHONUNBUFFERED="1"))
         deadline = time.time() + timeout

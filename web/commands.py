@@ -35,7 +35,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--table", default="main",
                    help="which table of the club (several servers may share one --db), default main")
     p.add_argument("--data-dir", default=None, help="data folder (default: $MASTA_DATA_DIR or ~/.local/share/masta)")
-    p.add_argument("--threads", type=int, default=64, help="server threads (each open page holds one)")
+    p.add_argument("--threads", type=int, default=96,
+                   help="server threads (default 96; each open page holds one or two, 8 are kept for posts)")
 
 
 def _config(args, **kw):

@@ -31,8 +31,9 @@ class Config:
     port: int = 8000
     #: Camera source shown on the set-up page (webcam index, file, URL); None: manual entry only.
     source: str | None = None
-    #: waitress worker threads; each open page's event stream holds one.
-    threads: int = 64
+    #: waitress worker threads; each open page holds one for its event stream and one for the
+    #: camera picture (MJPEG); 8 are kept for everything else (30 phones on the live page: 68).
+    threads: int = 96
     #: Seconds between keep-alive comments on idle event streams.
     keepalive_s: float = 15.0
     testing: bool = False
