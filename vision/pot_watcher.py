@@ -57,7 +57,8 @@ class WatcherConfig:
     pixel_diff: float = 0.2         # a pixel changed by more than this (std units) moved
     motion_threshold: float = 0.004 # share of moved pixels in the zone = "moving"
     still_frames: int = 3           # still frames before the detector is asked
-    read_frames: int = 3            # agreeing still reads needed to settle
+    read_frames: int = 3            # agreeing still reads needed to settle (more, up to
+                                    # max_reads, while a new or top card flickers)
     presence: float = 0.6           # share of reads a card must appear in
     same_scene: float = 0.004       # still frame this close to the settled one: no re-read
     low_conf: float = 0.6           # mean confidence under this: ask the operator
