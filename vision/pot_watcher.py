@@ -4,11 +4,15 @@ Why it is built this way:
 * It never decides mid-motion. A cheap motion measure (downscaled, light-normalised frame
   differences over the pot zone) runs on every frame; the detector runs only once the scene
   has been still for `still_frames` frames, and a decision needs `read_frames` consecutive
-  still reads that agree. Frames in motion, and still frames identical to the last settled
-  scene, are never sent to the detector: that is where the throughput comes from.
+  still reads (more, up to `max_reads`, while a new or top card flickers between reads).
+  Frames in motion, and still frames identical to the last settled scene, are never sent to
+  the detector: that is where the throughput comes from. While the scene differs from the
+  settled one along the zone's edge outside any card (an arm resting across it), the decision
+  waits, up to `hand_patience` still frames.
 * It compares *settled* states only: `cards_played` lists the cards newly on the pot since the
   last settled state (cards already seen in this pot, even if they were hidden for a while,
-  are not new); `pot_cleared` when the zone is empty; anything else (the top card taken back,
+  are not new, unless, with one deck, one shows up where it never lay: then it is reported,
+  flagged); `pot_cleared` when the zone is empty; anything else (the top card taken back,
   half the pot gone, cards of several ranks at once) is a `mismatch` for the operator, never a
   guess.
 * Reads are ranked with priors from the referee (a burned card cannot be on the pot, two
