@@ -68,6 +68,7 @@ class WatcherConfig:
     low_conf: float = 0.6           # mean confidence under this: ask the operator
     iou_cluster: float = 0.3        # same card, boxes overlapping more than this: one card
     iou_misread: float = 0.75       # other card, boxes this alike: the same card misread
+    zone_min_half: tuple[float, float] = (0.14, 0.18)  # auto zone half size at least, fractions
     zone_margin_cards: float = 0.5  # auto zone margin around played cards, in card sizes
     ring_px: int = 2                # width of the zone-border band checked for arms
     ring_diff: float = 0.6          # per-pixel change (std units) that counts in the band
@@ -311,6 +312,9 @@ class PotWatcher:
         m = self.cfg.zone_margin_cards * size
         half_w = max(0.75 * size, cx - boxes[:, 0].min(), boxes[:, 2].max() - cx) + m
         half_h = max(0.75 * size, cy - boxes[:, 1].min(), boxes[:, 3].max() - cy) + m
+        # never smaller than `zone_min_half` (boxes of corner indices alone are small)
+        half_w = max(half_w, self.cfg.zone_min_half[0] * w)
+        half_h = max(half_h, self.cfg.zone_min_half[1] * h)
         with self._lock:
             self._zone = (max(0.0, (cx - half_w) / w), max(0.0, (cy - half_h) / h),
                           min(1.0, (cx + half_w) / w), min(1.0, (cy + half_h) / h))
