@@ -176,9 +176,12 @@ def main() -> int:
         label = "ORACLE detector (renderer's truth; not the model)" if kind == "oracle" else f"model {a.model}"
         print(f"== {label}: {len(videos)} held-out videos ==", flush=True)
         rows = []
+        out = Path(a.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
         for paths in videos:
             r = run_one(paths, kind, a)
             rows.append(r)
+            out.write_text(json.dumps({**report, kind: {"partial": True, "videos": rows}}, indent=1))
             lat = statistics.median(r["latencies"]) if r["latencies"] else float("nan")
             print(f"{r['video']}: {r['players']}p {r['faces']:10s} {r['table']:5s} plays {r['right_plays']}/"
                   f"{r['truth_plays']} (read {r['got_plays']}), clears {r['right_clears']}/{r['truth_clears']}, "
@@ -196,8 +199,6 @@ def main() -> int:
               f"throughput: {s['fps']:.0f} frames/s (decode + watcher + detector + referee), detector on "
               f"{s['detector_share']:.1%} of frames; detector on every frame: {s['every_frame_fps']:.1f} "
               f"frames/s ({s['detect_ms']:.1f} ms/detect) -> {s['speedup']:.1f}x", flush=True)
-    out = Path(a.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=1))
     print(f"wrote {out}")
     return 0
