@@ -9,6 +9,16 @@ from pathlib import Path
 DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "models" / "card_index_detector.onnx"
 
 
+def _size(text: str) -> tuple[int, int]:
+    try:
+        h, w = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise ValueError(f"--export-size {text!r}: give HEIGHTxWIDTH, for example 384x512")
+    if h % 32 or w % 32 or h < 64 or w < 64:
+        raise ValueError(f"--export-size {text!r}: both sides must be multiples of 32, at least 64")
+    return h, w
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     from vision.train import TrainPlan, run
 
@@ -22,7 +32,8 @@ def cmd_train(args: argparse.Namespace) -> int:
                      det_imgsz=args.imgsz, det_epochs=args.epochs, det_hours=args.hours,
                      det_batch=args.batch, cls_epochs=args.cls_epochs, synth_size=args.synth_size,
                      stages=stages, workers=args.workers, threads=args.threads,
-                     realdet_hours=args.realdet_hours or None)
+                     realdet_hours=args.realdet_hours or None,
+                     export_imgsz=_size(args.export_size))
     if args.quick:  # a smoke run: a few tiny images, one epoch each
         plan.synth_count, plan.heldout_count, plan.synth_size = 8, 0, 160
         plan.det_imgsz, plan.det_epochs, plan.det_batch, plan.det_hours = 128, 1, 4, None
@@ -90,6 +101,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--threads", type=int, default=2, help="torch CPU threads")
     p.add_argument("--stages", default=None, help="comma list of stages to run "
                    "(synth,detector,crops,real,realdet,classifier,export)")
+    p.add_argument("--export-size", default="384x512",
+                   help="detector ONNX input HxW (default 384x512: a 640x480 frame scaled by 0.8)")
     p.add_argument("--quick", action="store_true", help="a tiny smoke run (seconds)")
     p.set_defaults(func=cmd_train)
 

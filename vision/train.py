@@ -54,6 +54,7 @@ class TrainPlan:
     realdet_hours: float | None = None
     cls_epochs: int = 8
     cls_batch: int = 128
+    cls_samples: int = 16000  # crops drawn per classifier epoch (a CPU budget)
     real_dir: Path = REAL_DIR
     export_imgsz: tuple[int, int] = (384, 512)  # height, width (a 4:3 frame)
     workers: int = 2
@@ -371,7 +372,7 @@ def train_classifier(plan: TrainPlan, x: np.ndarray, y: np.ndarray, xv: np.ndarr
     dev = "cuda" if _device() != "cpu" else "cpu"
     model = build_model().to(dev)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
-    steps = max(1, len(x) // plan.cls_batch)
+    steps = max(1, min(len(x), plan.cls_samples) // plan.cls_batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * steps)
     start = 0
     if ckpt.exists():
@@ -390,7 +391,7 @@ def train_classifier(plan: TrainPlan, x: np.ndarray, y: np.ndarray, xv: np.ndarr
         best_acc = torch.load(best, map_location="cpu", weights_only=False).get("acc", -1.0)
     for ep in range(start, epochs):
         model.train()
-        order = rng.permutation(len(x))
+        order = rng.permutation(len(x))[:steps * plan.cls_batch]
         t0, seen, loss_sum = time.time(), 0, 0.0
         for k in range(steps):
             idx = order[k * plan.cls_batch:(k + 1) * plan.cls_batch]
@@ -522,6 +523,8 @@ def run(plan: TrainPlan) -> int:
     elif (plan.work / "detector-real" / "done.json").exists():
         det = (plan.work / "detector-real" / "weights" / "best.pt").resolve()
     cls = plan.work / "classifier-synth-best.pt"
+    if (plan.work / "classifier-real.done").exists():
+        cls = plan.work / "classifier-real-best.pt"
     if "classifier" in plan.stages:
         _say("stage classifier")
         cls = stage_classifier(plan, real)
