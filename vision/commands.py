@@ -37,7 +37,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.quick:  # a smoke run: a few tiny images, one epoch each
         plan.synth_count, plan.heldout_count, plan.synth_size = 8, 0, 160
         plan.det_imgsz, plan.det_epochs, plan.det_batch, plan.det_hours = 128, 1, 4, None
-        plan.cls_epochs, plan.export_imgsz = 1, (128, 128)
+        plan.cls_epochs, plan.cls_real_epochs, plan.export_imgsz = 1, 1, (128, 128)
         plan.workers = 0
         plan.stages = tuple(s for s in plan.stages if s not in ("real", "realdet"))
     return run(plan)

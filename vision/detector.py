@@ -48,7 +48,9 @@ class IndexHit:
 
     @property
     def conf(self) -> float:
-        return self.det_conf * self.cls_conf
+        # the detector's score says "an index is here", the classifier's which card: the
+        # classifier dominates (a faint but clearly read index is a card)
+        return self.cls_conf * min(1.0, self.det_conf / 0.3) ** 0.5
 
 
 def letterbox(img: np.ndarray, shape: tuple[int, int]) -> tuple[np.ndarray, float, tuple[float, float]]:
@@ -91,7 +93,7 @@ class CardDetector:
     """
 
     def __init__(self, model_path: str | Path | None = None, classifier_path: str | Path | None = None,
-                 conf: float = 0.5, det_conf: float = 0.25, iou: float = 0.5, threads: int = 2):
+                 conf: float = 0.5, det_conf: float = 0.1, iou: float = 0.5, threads: int = 2):
         import onnxruntime as ort
 
         model_path = Path(model_path) if model_path else DEFAULT_DETECTOR

@@ -55,6 +55,7 @@ class TrainPlan:
     cls_epochs: int = 8
     cls_batch: int = 128
     cls_samples: int = 16000  # crops drawn per classifier epoch (a CPU budget)
+    cls_real_epochs: int = 10  # fine-tune epochs once the real crops are added
     real_dir: Path = REAL_DIR
     export_imgsz: tuple[int, int] = (384, 512)  # height, width (a 4:3 frame)
     workers: int = 2
@@ -458,7 +459,7 @@ def stage_classifier(plan: TrainPlan, real_npz: Path | None) -> Path:
     done = plan.work / "classifier-real.done"
     if not done.exists():
         train_classifier(plan, xm, ym, np.concatenate([xv, xr[:nv]]), np.concatenate([yv, yr[:nv]]),
-                         ckpt, max(3, plan.cls_epochs // 3), lr=1e-3,
+                         ckpt, plan.cls_real_epochs, lr=1.5e-3,
                          init=ckpt_syn.with_name(ckpt_syn.stem + "-best.pt"))
         done.write_text("ok")
     return ckpt.with_name(ckpt.stem + "-best.pt")
