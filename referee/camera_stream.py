@@ -17,7 +17,7 @@ from referee.bots import Bot, make_bot
 from referee.engine import GameState, Play
 from referee.evening import titles_for
 from referee.rules import Preset, load_preset
-from referee.simulate import DEFAULT_STYLES
+from referee.simulate import DEFAULT_STYLES, bot_plays
 
 NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Fox", "Gus", "Hal", "Ivy", "Jo", "Kim")
 
@@ -155,21 +155,8 @@ def stream_game(preset: Preset | str = "fr", players: int = 4, seed: int = 0, *,
     g.begin()
     rec = _Recorder(g, names, game, t0, operator_outs)
     rec.setup()
-    turbo_on = p.table.turbo != "off"
-    turbo_bots = [b for b in bots if type(b).turbo is not Bot.turbo]
-    while not g.over and g.plays < max_plays:
-        if turbo_on and turbo_bots and g.pile:
-            tp = g.turbo_plays()
-            if tp:
-                for q in {x.player for x in tp}:
-                    mine = [x for x in tp if x.player == q]
-                    choice = bots[q].turbo(g, mine, rng)
-                    if choice is not None:
-                        rec.push(choice)
-                        break
-                if g.over:
-                    break
-        rec.push(bots[g.turn].choose(g, g.legal_plays(), rng))
+    for play in bot_plays(g, bots, rng, max_plays):
+        rec.push(play)
     out = rec.out
     out.burns = g.burns
     out.burns_by = {names[i]: g.burns_by[i] for i in range(players)}

@@ -10,13 +10,14 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from referee.bots import Bot, make_bot
-from referee.engine import GameState
+from referee.engine import GameState, Play
 from referee.rules import Preset, load_preset
 
-__all__ = ["SimStats", "play_game", "simulate", "DEFAULT_STYLES"]
+__all__ = ["SimStats", "bot_plays", "play_game", "simulate", "DEFAULT_STYLES"]
 
 DEFAULT_STYLES = ("saver", "aggressive", "lowest", "random")
 
@@ -63,6 +64,33 @@ class SimStats:
         return "\n".join(lines)
 
 
+def bot_plays(g: GameState, bots: list[Bot], rng: random.Random, max_plays: int,
+              stop_on_forced_cycle: bool = False) -> Iterator[Play]:
+    """Yield each play the bots make, Turbos included, until the game ends or hits the cap.
+
+    The caller pushes each play before asking for the next, so a recorder can watch every
+    push (the camera stream does) while the bots' turn order stays in one place.
+    """
+    turbo_on = g.preset.table.turbo != "off"
+    turbo_bots = [b for b in bots if type(b).turbo is not Bot.turbo]
+    while not g.over and g.plays < max_plays:
+        if (stop_on_forced_cycle and g.plays >= 400 and g.plays % 200 == 0
+                and g.forced_cycle()):
+            return  # the rules force an endless loop: no bot can end this game
+        if turbo_on and turbo_bots and g.pile:
+            tp = g.turbo_plays()
+            if tp:
+                for q in {x.player for x in tp}:
+                    mine = [x for x in tp if x.player == q]
+                    choice = bots[q].turbo(g, mine, rng)
+                    if choice is not None:
+                        yield choice
+                        break
+                if g.over:
+                    return
+        yield bots[g.turn].choose(g, g.legal_plays(), rng)
+
+
 def play_game(preset: Preset | str, bots: list[Bot], rng: random.Random,
               max_plays: int = 2000, history: bool = False) -> GameState:
     """Play one game to its end (or to the play cap) and return the final state."""
@@ -72,24 +100,8 @@ def play_game(preset: Preset | str, bots: list[Bot], rng: random.Random,
         for p, b in enumerate(bots):
             b.exchange(g, p)
     g.begin()
-    turbo_on = g.preset.table.turbo != "off"
-    turbo_bots = [b for b in bots if type(b).turbo is not Bot.turbo]
-    while not g.over and g.plays < max_plays:
-        if g.plays >= 400 and g.plays % 200 == 0 and g.forced_cycle():
-            break  # the rules force an endless loop: no bot can end this game
-        if turbo_on and turbo_bots and g.pile:
-            tp = g.turbo_plays()
-            if tp:
-                for q in {x.player for x in tp}:
-                    mine = [x for x in tp if x.player == q]
-                    choice = bots[q].turbo(g, mine, rng)
-                    if choice is not None:
-                        g.push(choice)
-                        break
-                if g.over:
-                    break
-        plays = g.legal_plays()
-        g.push(bots[g.turn].choose(g, plays, rng))
+    for play in bot_plays(g, bots, rng, max_plays, stop_on_forced_cycle=True):
+        g.push(play)
     return g
 
 
