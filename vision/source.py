@@ -11,6 +11,8 @@ stalling) comes back by itself while the game and its log go on untouched.
 * Files (video, image folder) are *finite*: they end, and a file OpenCV cannot decode is a
   `SourceError` raised at open time, never a hang. A video that stops early (truncated) ends
   with a `truncated` status report rather than an exception, so frames already processed count.
+  A damaged stretch in the middle (a few unreadable frames) is skipped, reported as `skipped`,
+  and reading goes on: a bounded number of reads, then of seeks, before calling it truncated.
 * Live sources (webcam, URL, or a file opened with `live=True`) are *retried*: a failed read
   is reported as `dropped`, then the source is re-opened with exponential backoff
   (`retrying` reports), and `reconnected` when frames flow again. Timestamps stay on one
@@ -49,7 +51,8 @@ class Frame:
 @dataclass
 class SourceStatus:
     """A report about the source's health: `opened`, `dropped`, `retrying`, `reconnected`,
-    `truncated`, `ended`, `gave_up`. `delay` is the backoff before the next retry."""
+    `truncated`, `skipped` (a damaged stretch of a file read past), `ended`, `gave_up`.
+    `delay` is the backoff before the next retry."""
     kind: str
     message: str
     t: float = 0.0
@@ -101,6 +104,8 @@ class FrameSource:
     timeout_s: float = 5.0  # streams: give up opening or reading after this, then retry
     size: tuple[int, int] | None = None  # (width, height) once known
     frame_count: int | None = None
+    max_skip: int = 8  # files: failed reads tolerated in a row before seeking past damage
+    max_seeks: int = 3  # files: seeks tried past a longer damaged stretch before "truncated"
     _files: list[Path] = field(default_factory=list)
     _cap: cv2.VideoCapture | None = None
 
@@ -185,7 +190,14 @@ class FrameSource:
             while not stop.is_set():
                 ok, image = self._cap.read()
                 if not ok or image is None:
-                    break
+                    skipped, image = self._skip_damage(i)
+                    if image is None:
+                        break
+                    self.on_status(SourceStatus(
+                        "skipped", f"video {self.spec}: {skipped} unreadable frame"
+                        f"{'' if skipped == 1 else 's'} skipped at {i / self.fps:.2f} s "
+                        f"(frames {i}-{i + skipped - 1}, damaged file); reading on", i / self.fps))
+                    i += skipped  # timestamps stay on the file's clock across the gap
                 t = i / self.fps
                 self._paced(t, start)
                 yield Frame(image, t, i, time.time())
@@ -203,6 +215,35 @@ class FrameSource:
                 f"(file truncated or damaged); frames read so far were used", i / self.fps))
         else:
             self.on_status(SourceStatus("ended", f"{i} frames read", i / self.fps))
+
+    def _skip_damage(self, i: int) -> tuple[int, np.ndarray | None]:
+        """After a failed read at frame `i` of a file that should hold more: read on a few
+        times (OpenCV moves past one bad frame per read), then try seeking past the damage.
+        Bounded by `max_skip` reads and `max_seeks` seeks, so a truly truncated file still ends
+        promptly. Returns (frames skipped, next image) or (0, None) when nothing more reads."""
+        if not self.frame_count or i >= self.frame_count - 1 or self._cap is None:
+            return 0, None
+        skipped = 1
+        for _ in range(self.max_skip):
+            if i + skipped >= self.frame_count:
+                return 0, None
+            ok, image = self._cap.read()
+            if ok and image is not None:
+                return skipped, image
+            skipped += 1
+        step = max(self.max_skip, self.frame_count // 20)
+        for _ in range(self.max_seeks):  # a long bad stretch: jump over it
+            target = i + skipped + step
+            if target >= self.frame_count:
+                return 0, None
+            if not self._cap.set(cv2.CAP_PROP_POS_FRAMES, target):
+                return 0, None
+            skipped = target - i
+            ok, image = self._cap.read()
+            if ok and image is not None:
+                return skipped, image
+            skipped += 1
+        return 0, None
 
     def _live_frames(self, stop: threading.Event) -> Iterator[Frame]:
         clock0 = time.monotonic()
