@@ -188,6 +188,7 @@ class Pipeline:
                         self.on_event(pev)
                     yield pev
                     arrived += time.perf_counter() - now  # the consumer's time is not ours
+                self._report_problems(frame.t)
                 mark = time.perf_counter()
                 sim = start_t + busy + (mark - arrived)
                 self.stats.frames += 1
@@ -196,6 +197,13 @@ class Pipeline:
         finally:
             self.stats.seconds = time.perf_counter() - start
             self.source.close()
+
+    def _report_problems(self, t: float) -> None:
+        """The watcher's problems that did not stop it (evidence frames not saved on a full
+        disk, ...) reach whoever listens to the source's health, as `evidence_not_saved`."""
+        take = getattr(self.watcher, "take_problems", None)
+        for message in (take() if take is not None else []):
+            self.source.on_status(SourceStatus("evidence_not_saved", message, t))
 
     def run(self, stop_event: threading.Event | None = None) -> PipelineStats:
         """The thread target: run until the source ends or `stop_event` is set."""

@@ -30,7 +30,7 @@ frame and follows where played cards land; `set_zone` (the operator) locks it. S
 from __future__ import annotations
 
 import threading
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -273,6 +273,9 @@ class PotWatcher:
         self.detector_calls = 0
         self.events: list[WatchEvent] = []
         self.last_motion = 0.0
+        #: recent problems that did not stop the watcher (evidence not saved, ...), newest last
+        self.problems: deque[str] = deque(maxlen=20)
+        self._new_problems: list[str] = []
 
     # -- the zone ------------------------------------------------------------------------
     @property
@@ -495,7 +498,12 @@ class PotWatcher:
                 seat, n = self._seat_motion.most_common(1)[0]
                 ev.seat = seat if n >= 4 else None
             if self.cfg.evidence_dir is not None:
-                ev.evidence = self._save_evidence(ev, prev, obs, image)
+                try:
+                    ev.evidence = self._save_evidence(ev, prev, obs, image)
+                except (OSError, cv2.error) as exc:  # disk full, folder gone: keep the event
+                    ev.evidence = {}
+                    self._problem(f"evidence frames not saved ({exc}); the {ev.type} event is "
+                                  f"recorded without them: free some disk space")
         self._seat_motion = Counter()
         for o in obs:
             self.pot_pos[o.card] = o.box
@@ -539,7 +547,28 @@ class PotWatcher:
         before = self._settled_image if self._settled_image is not None else np.zeros_like(image)
         for key, img, o, hl in (("before", before, prev, ()), ("after", image, obs, ev.cards)):
             path = folder / f"{stem}_{key}.jpg"
-            if not cv2.imwrite(str(path), self.draw(img, o, hl), params):
-                raise OSError(f"cannot write evidence image {path}: is the folder writable?")
+            try:
+                ok = cv2.imwrite(str(path), self.draw(img, o, hl), params)
+            except cv2.error as exc:
+                ok = False
+                why = str(exc).strip().splitlines()[-1] if str(exc).strip() else "OpenCV error"
+            else:
+                why = "is the folder writable, is the disk full?"
+            if not ok:
+                for done in [*paths.values(), str(path)]:  # no half-written JPEG left behind
+                    Path(done).unlink(missing_ok=True)
+                raise OSError(f"cannot write evidence image {path}: {why}")
             paths[key] = str(path)
         return paths
+
+    # -- problems ------------------------------------------------------------------------
+    def _problem(self, message: str) -> None:
+        """Something went wrong that must not stop the camera: keep it for whoever runs the
+        watcher (`take_problems`; the pipeline reports it as a status) and in `problems`."""
+        self.problems.append(message)
+        self._new_problems.append(message)
+
+    def take_problems(self) -> list[str]:
+        """The problems since the last call (each reported once)."""
+        out, self._new_problems = self._new_problems, []
+        return out
