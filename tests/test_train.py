@@ -29,6 +29,20 @@ def test_quick_training_run_produces_models_the_detector_can_load(tmp_path):
     out = det.detect(np.full((120, 160, 3), 128, np.uint8))
     assert isinstance(out, list)
 
+    # the exported detector is int8 (QDQ) and its scores follow the float copy's
+    import onnx
+    import onnxruntime as ort
+    ops = {n.op_type for n in onnx.load(str(det_onnx)).graph.node}
+    assert "QuantizeLinear" in ops and "DequantizeLinear" in ops
+    fp32 = tmp_path / "work" / "card_index_detector.fp32.onnx"
+    assert fp32.is_file()
+    x = np.random.default_rng(0).random((1, 3, 128, 128), dtype=np.float32)
+    q = ort.InferenceSession(str(det_onnx)).run(None, {"images": x})[0][0]
+    f = ort.InferenceSession(str(fp32)).run(None, {"images": x})[0][0]
+    assert q.shape == f.shape
+    assert np.corrcoef(q[:4].ravel(), f[:4].ravel())[0, 1] > 0.9  # boxes
+    assert np.abs(q[4] - f[4]).mean() < 0.05 and q[4].max() <= 1.0  # scores, kept float at the end
+
     # run again: every stage is found done or resumed, nothing is retrained from scratch
     again = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr[-2000:]

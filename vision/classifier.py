@@ -60,16 +60,29 @@ def build_model(num_classes: int = len(CLASSES)):
         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(128, num_classes))
 
 
+def session_options(threads: int = 2):
+    """ONNX Runtime options for both card models: `threads` intra-op threads that sleep
+    between runs instead of spinning. Spinning threads burn the cores the rest of the referee
+    (video decoding, the web server) needs; on the loaded 2-core machine this measured
+    faster (detector 50 vs 83 ms median, classifier 49 vs 54 ms on 25 crops)."""
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return so
+
+
 class IndexClassifier:
     """Runs the exported classifier (ONNX) on crops; returns (class name, probability)."""
 
     def __init__(self, onnx_path: str, threads: int = 2):
         import onnxruntime as ort
 
-        so = ort.SessionOptions()
-        so.intra_op_num_threads = threads
-        so.inter_op_num_threads = 1
-        self.session = ort.InferenceSession(str(onnx_path), so, providers=["CPUExecutionProvider"])
+        self.session = ort.InferenceSession(str(onnx_path), session_options(threads),
+                                            providers=["CPUExecutionProvider"])
         self.input = self.session.get_inputs()[0].name
 
     def classify(self, crops: list[np.ndarray]) -> list[tuple[str, float, np.ndarray]]:

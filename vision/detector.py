@@ -19,7 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.classifier import NONE, IndexClassifier, crop_index
+from vision.classifier import NONE, IndexClassifier, crop_index, session_options
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_DETECTOR = MODELS / "card_index_detector.onnx"
@@ -104,10 +104,8 @@ class CardDetector:
         if not classifier_path.is_file():
             raise FileNotFoundError(f"card index classifier {classifier_path} not found next to the "
                                     f"detector: both ONNX files come from `masta train`")
-        so = ort.SessionOptions()
-        so.intra_op_num_threads = threads
-        so.inter_op_num_threads = 1
-        self.session = ort.InferenceSession(str(model_path), so, providers=["CPUExecutionProvider"])
+        self.session = ort.InferenceSession(str(model_path), session_options(threads),
+                                            providers=["CPUExecutionProvider"])
         inp = self.session.get_inputs()[0]
         self.input_name = inp.name
         shp = inp.shape
@@ -134,7 +132,7 @@ class CardDetector:
         if (h > w) != (shape[0] > shape[1]) and shape[0] != shape[1]:
             shape = (shape[1], shape[0]) if False else shape  # fixed-shape export: letterbox
         lb, r, (left, top) = letterbox(img, shape)
-        x = np.ascontiguousarray(lb[..., ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0)
+        x = cv2.dnn.blobFromImage(lb, 1 / 255.0, swapRB=True)  # NCHW RGB float32, one pass
         out = self.session.run(None, {self.input_name: x})[0][0]  # (5, N): cx, cy, w, h, score
         scores = out[4]
         keep = scores >= self.det_conf

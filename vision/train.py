@@ -50,6 +50,9 @@ class TrainPlan:
     det_epochs: int = 12
     det_hours: float | None = None  # a time budget for the detector (overrides epochs)
     det_batch: int = 16
+    det_from: Path | None = None  # fine-tune the detector from these weights (a new run, not a resume)
+    det_fraction: float = 1.0  # share of the synthetic training images the detector stage reads
+    run_tag: str = ""  # suffix of the detector run folders (detector<tag>, detector-real<tag>)
     realdet_epochs: int = 3
     realdet_hours: float | None = None
     cls_epochs: int = 8
@@ -58,6 +61,7 @@ class TrainPlan:
     cls_real_epochs: int = 10  # fine-tune epochs once the real crops are added
     real_dir: Path = REAL_DIR
     export_imgsz: tuple[int, int] = (384, 512)  # height, width (a 4:3 frame)
+    det_int8: bool = True  # export the detector int8 (QDQ): ~1.8x faster on a CPU, same figures
     workers: int = 2
     threads: int = 2
     stages: tuple[str, ...] = ("synth", "detector", "crops", "real", "realdet", "classifier", "export")
@@ -107,7 +111,11 @@ def stage_synth(plan: TrainPlan) -> None:
 
 # --------------------------------------------------------------------------- 2 detector
 def detector_run_dir(plan: TrainPlan) -> Path:
-    return (plan.work / "detector").resolve()
+    return (plan.work / f"detector{plan.run_tag}").resolve()
+
+
+def realdet_run_dir(plan: TrainPlan) -> Path:
+    return (plan.work / f"detector-real{plan.run_tag}").resolve()
 
 
 def stage_detector(plan: TrainPlan) -> Path:
@@ -129,6 +137,21 @@ def stage_detector(plan: TrainPlan) -> Path:
             YOLO(str(last)).train(resume=True)
         except AssertionError as exc:  # "training to N epochs is finished, nothing to resume"
             _say(f"nothing to resume ({exc})")
+    elif plan.det_from is not None:
+        # continue training finished weights as a new run: no warm-up, a low AdamW rate decaying
+        if not Path(plan.det_from).is_file():
+            raise ValueError(f"--detector-from {plan.det_from}: no such weights file")
+        _say(f"fine-tuning the detector from {plan.det_from}")
+        kwargs = dict(data=str((plan.synth_dir / "data.yaml").resolve()), epochs=plan.det_epochs,
+                      imgsz=plan.det_imgsz, batch=plan.det_batch, workers=plan.workers,
+                      device=_device(), project=str(run.parent), name=run.name, exist_ok=True,
+                      amp=_device() != "cpu", plots=False, seed=plan.seed, deterministic=False,
+                      fliplr=0.0, degrees=0.0, mosaic=1.0, scale=0.5, close_mosaic=0,
+                      lr0=0.001, lrf=0.1, warmup_epochs=0.0, optimizer="AdamW",
+                      fraction=plan.det_fraction, patience=100, verbose=False)
+        if plan.det_hours:
+            kwargs["time"] = plan.det_hours
+        YOLO(str(plan.det_from)).train(**kwargs)
     else:
         model = YOLO(plan.det_model)
         kwargs = dict(data=str((plan.synth_dir / "data.yaml").resolve()), epochs=plan.det_epochs,
@@ -300,7 +323,7 @@ def stage_realdet(plan: TrainPlan, detector_pt: Path) -> Path:
     torch.set_num_threads(plan.threads)
     from ultralytics import YOLO
 
-    run = (plan.work / "detector-real").resolve()
+    run = realdet_run_dir(plan)
     last, best, done = run / "weights" / "last.pt", run / "weights" / "best.pt", run / "done.json"
     if done.exists() and best.exists():
         _say(f"real fine-tuned detector already there: {best}")
@@ -492,7 +515,16 @@ def export_detector(pt: Path, onnx_path: Path, imgsz: tuple[int, int]) -> Path:
 def stage_export(plan: TrainPlan, det_pt: Path, cls_pt: Path) -> None:
     _yolo_env(plan)
     plan.models.mkdir(parents=True, exist_ok=True)
-    export_detector(det_pt, plan.models / "card_index_detector.onnx", plan.export_imgsz)
+    onnx_det = plan.models / "card_index_detector.onnx"
+    export_detector(det_pt, onnx_det, plan.export_imgsz)
+    if plan.det_int8:
+        from vision.quantize import calibration_images, quantize_detector
+
+        fp32 = plan.work / "card_index_detector.fp32.onnx"
+        shutil.move(onnx_det, fp32)
+        imgs = calibration_images([plan.real_dir / "train" / "images", plan.synth_dir / "images" / "train"])
+        quantize_detector(fp32, onnx_det, imgs)
+        _say(f"detector quantised to int8 on {len(imgs)} calibration images (float copy: {fp32})")
     export_classifier(cls_pt, plan.models / "card_index_classifier.onnx")
     shutil.copyfile(det_pt, plan.models / "card_index_detector.pt")
     _say(f"exported to {plan.models}/card_index_detector.onnx and card_index_classifier.onnx")
@@ -521,8 +553,8 @@ def run(plan: TrainPlan) -> int:
     if "realdet" in plan.stages:
         _say("stage realdet")
         det = stage_realdet(plan, det)
-    elif (plan.work / "detector-real" / "done.json").exists():
-        det = (plan.work / "detector-real" / "weights" / "best.pt").resolve()
+    elif (realdet_run_dir(plan) / "done.json").exists():
+        det = realdet_run_dir(plan) / "weights" / "best.pt"
     cls = plan.work / "classifier-synth-best.pt"
     if (plan.work / "classifier-real.done").exists():
         cls = plan.work / "classifier-real-best.pt"
