@@ -54,6 +54,10 @@ Zone = tuple[float, float, float, float]  # x0, y0, x1, y1 as fractions of width
 DEFAULT_ZONE: Zone = (0.22, 0.2, 0.78, 0.8)
 
 
+#: the auto zone is placed around the latest this many played cards' boxes
+ZONE_BOXES = 40
+
+
 @dataclass
 class WatcherConfig:
     """Tuning knobs; the defaults are tuned on 30 fps overhead video at 640x480."""
@@ -78,6 +82,8 @@ class WatcherConfig:
     decks: int = 1
     evidence_dir: Path | None = None
     jpeg_quality: int = 80
+    keep_events: int = 200          # `PotWatcher.events` keeps the last this many (a whole
+                                    # evening must not grow it without bound)
 
 
 @dataclass
@@ -308,7 +314,8 @@ class PotWatcher:
         h, w = shape[:2]
         for o in obs:
             self._played_boxes.append(tuple(float(v) for v in o.box))
-        boxes = np.array(self._played_boxes[-40:])
+        del self._played_boxes[:-ZONE_BOXES]  # only the latest place the zone: keep those
+        boxes = np.array(self._played_boxes)
         size = float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]))) * 0.85
         cx = float(np.median((boxes[:, 0] + boxes[:, 2]) / 2))
         cy = float(np.median((boxes[:, 1] + boxes[:, 3]) / 2))
@@ -433,6 +440,8 @@ class PotWatcher:
         self._settled_image = image
         self._done = True
         self.events.extend(events)
+        if len(self.events) > self.cfg.keep_events:  # a history for callers, never read back
+            del self.events[:len(self.events) - self.cfg.keep_events]
         return events
 
     # -- deciding ------------------------------------------------------------------------
