@@ -3,12 +3,17 @@ through OpenCV: a full disk while saving evidence must not stop it, and the card
 appeared while the camera was out must not be merged into the next play."""
 from __future__ import annotations
 
+import os
+import threading
+import time
+
 import cv2
-from helpers_video import PixelDetector, game_scene, places_of, write_video
+from helpers_video import SPOTS, PixelDetector, game_scene, places_of, write_video
+from test_pot_watcher import Scene
 
 from vision.pipeline import Pipeline
 from vision.pot_watcher import WatcherConfig
-from vision.source import open_source
+from vision.source import Backoff, open_source
 
 CARDS = ["4H", "5C", "6D", "9S", "JH"]
 ZONE = (0.05, 0.05, 0.95, 0.95)
@@ -52,3 +57,52 @@ def test_a_full_disk_loses_evidence_not_plays(tmp_path, monkeypatch):
     assert kept == sorted(n for p in played[2:] for n in
                           (p.event["evidence"]["before"].rsplit("/", 1)[-1], p.event["evidence"]["after"].rsplit("/", 1)[-1]))
     assert statuses[-1].kind == "ended"
+
+
+def test_cards_that_appeared_during_an_outage_are_a_mismatch_not_part_of_the_next_play(tmp_path):
+    """The camera (a video file read as a live source) plays 4H and 5C, is unplugged; while it
+    is out 6D is put on the pot by hand; it comes back and 9S is played. After `reconnected`
+    the watcher takes a fresh baseline: 6D is reported for the operator as a mismatch, and 9S
+    is read as a play of its own (not lumped with 6D into a "several ranks" note)."""
+    s = Scene(0)
+    s.still(10)
+    for card, spot in zip(CARDS[:2], SPOTS):
+        s.play([card], spot)
+        s.still(15)
+    split = len(s.frames)
+    s.cards.append(("6D", SPOTS[2]))  # by hand, unseen
+    s.still(15)
+    s.play(["9S"], SPOTS[3])
+    s.still(15)
+    cam = write_video(tmp_path / "cam.avi", s.frames[:split])
+    later = write_video(tmp_path / "later.avi", s.frames[split:])
+    statuses, seen = [], []
+    dropped = threading.Event()
+
+    def on_status(st):
+        statuses.append(st)
+        if st.kind == "dropped":
+            dropped.set()
+    src = open_source(str(cam), live=True, backoff=Backoff(first=0.05, factor=2.0, cap=0.2))
+    pipe = Pipeline(src, PixelDetector(places_of(CARDS)), on_status=on_status,
+                    on_event=lambda p: seen.append(p.watch))
+    pipe.watcher.set_zone(ZONE)
+    stop = threading.Event()
+    run = threading.Thread(target=pipe.run, args=(stop,), daemon=True)
+    run.start()
+    try:
+        assert dropped.wait(20), [st.kind for st in statuses]
+        cam.unlink()
+        os.replace(later, cam)  # plugged back in
+        deadline = time.time() + 20
+        while not any("9S" in w.cards for w in seen) and time.time() < deadline:
+            time.sleep(0.05)
+    finally:
+        stop.set()
+        run.join(10)
+    assert "reconnected" in [st.kind for st in statuses]
+    got = [(w.type, w.cards) for w in seen]
+    assert got == [("cards_played", ["4H"]), ("cards_played", ["5C"]), ("mismatch", ["6D"]),
+                   ("cards_played", ["9S"])], (got, [w.detail for w in seen])
+    assert "camera was out" in seen[2].detail and seen[2].low_conf
+    assert not seen[3].low_conf

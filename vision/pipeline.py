@@ -134,8 +134,8 @@ class Pipeline:
         self.detector = detector
         self.referee = referee
         self.on_event = on_event
-        if on_status is not None:
-            source.on_status = on_status
+        self._on_status = on_status if on_status is not None else source.on_status
+        source.on_status = self._status
         self.watcher = watcher or PotWatcher(config, priors_fn=priors_fn)
         if priors_fn is not None:
             self.watcher.priors_fn = priors_fn
@@ -197,6 +197,15 @@ class Pipeline:
         finally:
             self.stats.seconds = time.perf_counter() - start
             self.source.close()
+
+    def _status(self, st: SourceStatus) -> None:
+        """The source's health, passed on; after an outage the watcher takes a fresh baseline
+        (cards that appeared meanwhile are a mismatch, not part of the next play)."""
+        if st.kind == "reconnected":
+            rebaseline = getattr(self.watcher, "rebaseline", None)
+            if rebaseline is not None:
+                rebaseline()
+        self._on_status(st)
 
     def _report_problems(self, t: float) -> None:
         """The watcher's problems that did not stop it (evidence frames not saved on a full

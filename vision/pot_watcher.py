@@ -282,6 +282,7 @@ class PotWatcher:
         #: recent problems that did not stop the watcher (evidence not saved, ...), newest last
         self.problems: deque[str] = deque(maxlen=20)
         self._new_problems: list[str] = []
+        self._rebaseline = False  # the next settled scene is a baseline (after an outage)
 
     # -- the zone ------------------------------------------------------------------------
     @property
@@ -397,6 +398,8 @@ class PotWatcher:
         self.frames_seen += 1
         small = self._small(image)
         prev, self._prev_small = self._prev_small, small
+        if self._rebaseline:
+            return self._read_baseline(image, small, t, index, detect)
         if prev is None or prev.shape != small.shape:
             self._still, self._reads, self._done = 0, [], False
             return []
@@ -439,6 +442,9 @@ class PotWatcher:
         self._settled_small = small
         self._settled_image = image
         self._done = True
+        return self._keep(events)
+
+    def _keep(self, events: list[WatchEvent]) -> list[WatchEvent]:
         self.events.extend(events)
         if len(self.events) > self.cfg.keep_events:  # a history for callers, never read back
             del self.events[:len(self.events) - self.cfg.keep_events]
@@ -464,7 +470,10 @@ class PotWatcher:
                 if not (_iou(o.box, where) > 0.1 or _holds_centre(o.box, where)):
                     o.low_conf = True
                     new_obs.append(o)
-        if not obs:
+        if self._rebaseline:
+            self._rebaseline = False
+            ev = self._outage_event(obs, new_obs, prev_c, cur, t, index)
+        elif not obs:
             if prev or self.pot_seen:
                 ev = WatchEvent("pot_cleared", t, self._t_still, index)
                 self.pot_seen = Counter()
@@ -518,6 +527,57 @@ class PotWatcher:
             self.pot_pos[o.card] = o.box
         self.state = obs
         return [ev] if ev is not None else []
+
+    def _outage_event(self, obs: list[Observation], new_obs: list[Observation], prev_c: Counter,
+                      cur: Counter, t: float, index: int) -> WatchEvent | None:
+        """The first settled scene after the camera came back is the new baseline: what
+        changed while it was out was not seen being played, so it is a mismatch for the
+        operator (who may have entered it by hand), never merged into the next play."""
+        if not obs:
+            if not (prev_c or self.pot_seen):
+                return None
+            self.pot_seen, self.pot_pos, self.top = Counter(), {}, []
+            return WatchEvent("mismatch", t, self._t_still, index, [], [], True,
+                              "the pot was cleared while the camera was out; please check the log")
+        if new_obs:
+            cards = [o.card for o in new_obs]
+            self.pot_seen.update(cards)
+            self.top = cards
+            return WatchEvent("mismatch", t, self._t_still, index, cards, [o.conf for o in new_obs], True,
+                              f"card{'s' if len(cards) > 1 else ''} {' '.join(cards)} appeared while the "
+                              f"camera was out (played by hand?); please check the log",
+                              alternatives=[o.votes for o in new_obs])
+        gone = sorted((prev_c - cur).elements())
+        if gone:
+            self.top = [c for c in self.top if c not in gone]
+            return WatchEvent("mismatch", t, self._t_still, index, gone, [], True,
+                              f"{' '.join(gone)} left the pot while the camera was out; please check the log")
+        return None
+
+    def _read_baseline(self, image: np.ndarray, small: np.ndarray, t: float, index: int,
+                       detect: Detect) -> list[WatchEvent]:
+        """Right after an outage: read the first `read_frames` frames as they come, still or
+        not (a play may start at once; the cards already lying there are what counts), and
+        take their consensus as the new baseline."""
+        if not self._reads:
+            self._t_still = t
+        self._reads.append([d for d in detect(image) if self.in_zone(d.box, image.shape)])
+        self.detector_calls += 1
+        if len(self._reads) < self.cfg.read_frames:
+            return []
+        obs = consensus(self._reads, self.priors_fn(), self.cfg, {})
+        events = self._decide(obs, image, t, index)  # clears _rebaseline
+        self._settled_small, self._settled_image = small, image
+        self._still, self._reads, self._done = 0, [], False
+        return self._keep(events)
+
+    def rebaseline(self) -> None:
+        """The camera was out (source `reconnected`): forget the motion history and read the
+        first frames that come as the new baseline; see `_read_baseline`, `_outage_event`.
+        Called from the pipeline's thread, the one that feeds frames."""
+        self._still, self._reads, self._done = 0, [], False
+        self._seat_motion = Counter()
+        self._rebaseline = True
 
     @staticmethod
     def _pick(obs: list[Observation], wanted: Counter) -> list[Observation]:
