@@ -145,3 +145,28 @@ def test_unreachable_stream_is_retried_not_hung():
     assert list(src.frames()) == []
     assert [s.kind for s in statuses][-1] == "gave_up"
     assert time.time() - t0 < 20
+
+
+def test_a_damaged_stretch_in_a_video_file_is_skipped_and_reported(tmp_path):
+    """Garbage over a stretch in the middle of a Motion-JPEG AVI (a bad sector): OpenCV fails
+    a read there and then reads on. The source reads on too, reports the stretch as
+    `skipped`, and the frames after it keep their place on the file's clock."""
+    from helpers_video import game_scene
+    from helpers_video import write_video as write_scene
+
+    path = write_scene(tmp_path / "d.avi", game_scene(["4H", "5C", "6D", "9S", "JH"])[0].frames)
+    data = bytearray(path.read_bytes())
+    lo, hi = int(len(data) * 0.45), int(len(data) * 0.55)
+    data[lo:hi] = np.random.default_rng(3).integers(0, 256, hi - lo, dtype=np.uint8).tobytes()
+    path.write_bytes(bytes(data))
+    statuses = []
+    src = open_source(str(path), on_status=statuses.append)
+    n = src.frame_count
+    frames = list(src.frames())
+    skipped = [s for s in statuses if s.kind == "skipped"]
+    assert skipped and "unreadable frame" in skipped[0].message, [(s.kind, s.message) for s in statuses]
+    first_gap = skipped[0].t * 30.0
+    assert frames[-1].index > first_gap + 30  # read on well past the damage
+    idx = [f.index for f in frames]
+    assert idx == sorted(set(idx)) and all(abs(f.t - f.index / 30.0) < 1e-9 for f in frames)
+    assert statuses[-1].kind in ("ended", "truncated") and idx[-1] < n
