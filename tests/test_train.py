@@ -17,7 +17,7 @@ def test_quick_training_run_produces_models_the_detector_can_load(tmp_path):
     env = dict(os.environ, YOLO_OFFLINE="1", YOLO_AUTOINSTALL="False",
                YOLO_CONFIG_DIR=str(tmp_path / "yolo"), MPLBACKEND="Agg")
     cmd = [sys.executable, "-m", "masta", "train", "--quick", "--work", str(tmp_path / "work"),
-           "--data", str(tmp_path / "data"), "--models", str(tmp_path / "models")]
+           "--data", str(tmp_path / "data"), "--models", str(tmp_path / "models"), "--int8-detector"]
     run = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     det_onnx = tmp_path / "models" / "card_index_detector.onnx"

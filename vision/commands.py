@@ -36,7 +36,7 @@ def cmd_train(args: argparse.Namespace) -> int:
                      export_imgsz=_size(args.export_size),
                      det_from=Path(args.detector_from) if args.detector_from else None,
                      det_fraction=args.det_fraction, run_tag=args.run_tag,
-                     det_int8=not args.fp32_detector)
+                     det_int8=args.int8_detector)
     if not 0 < plan.det_fraction <= 1:
         raise ValueError(f"--det-fraction {plan.det_fraction}: give a share in (0, 1]")
     if args.quick:  # a smoke run: a few tiny images, one epoch each
@@ -114,8 +114,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "(synth,detector,crops,real,realdet,classifier,export)")
     p.add_argument("--export-size", default="384x512",
                    help="detector ONNX input HxW (default 384x512: a 640x480 frame scaled by 0.8)")
-    p.add_argument("--fp32-detector", action="store_true",
-                   help="export the detector in float32 (default: int8, ~1.8x faster on a CPU)")
+    p.add_argument("--int8-detector", action="store_true",
+                   help="export the detector int8 (QDQ, calibrated on real train photos and "
+                   "synthetic pots): 22 vs 28 ms a frame on 2 cores, F1 within 0.005")
     p.add_argument("--quick", action="store_true", help="a tiny smoke run (seconds)")
     p.set_defaults(func=cmd_train)
 
