@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from helpers_server import Serve, game_requests, request  # noqa: E402
+from helpers_server import Serve, game_requests, request, sse_updates  # noqa: E402
 
 NAMES = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fox", "Gus", "Hal", "Ivy", "Jo", "Kim"]
 
@@ -60,24 +60,15 @@ class Phone(threading.Thread):
         c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
         c.request("GET", "/stream", headers={"Cookie": self.cookie})
         resp = c.getresponse()
-        name, last = None, 0
-        while True:
-            line = resp.fp.readline()
-            if not line:
-                return
-            now = time.perf_counter()
-            if line.startswith(b": connected"):
-                self.ready.set()
-            elif line.startswith(b"event: "):
-                name = line[7:].strip()
-            elif line.startswith(b"data: ") and name == b"update":
-                seq = json.loads(line[6:])["event"]["seq"]
-                if seq in self.arrived:
-                    self.doubles += 1
-                if seq < last:
-                    self.out_of_order += 1
-                last = seq
-                self.arrived.setdefault(seq, now)
+        last = 0
+        for now, data in sse_updates(resp.fp, self.ready.set):
+            seq = data["event"]["seq"]
+            if seq in self.arrived:
+                self.doubles += 1
+            if seq < last:
+                self.out_of_order += 1
+            last = seq
+            self.arrived.setdefault(seq, now)
 
     def vote(self, order: int, serves: bool) -> int:
         t0 = time.perf_counter()

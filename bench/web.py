@@ -24,6 +24,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from helpers_server import sse_updates  # noqa: E402
 RANKS = ["4", "5", "6", "7", "8", "9", "J", "Q", "K", "A", "2", "3"]
 
 
@@ -60,20 +63,8 @@ class Page(threading.Thread):
         self.ready = threading.Event()
 
     def run(self) -> None:
-        fp = self.resp.fp
-        event = None
-        while True:
-            line = fp.readline()
-            if not line:
-                return
-            now = time.perf_counter()
-            if line.startswith(b": connected"):
-                self.ready.set()
-            elif line.startswith(b"event: "):
-                event = line[7:].strip()
-            elif line.startswith(b"data: ") and event == b"update":
-                seq = json.loads(line[6:])["event"]["seq"]
-                self.arrived[seq] = now
+        for now, data in sse_updates(self.resp.fp, self.ready.set):
+            self.arrived[data["event"]["seq"]] = now
 
 
 def post(port: int, token: str, path: str, body: dict) -> dict:

@@ -141,3 +141,21 @@ def game_requests(seeds=(0,), players: int = 4, offset: int = 0) -> list[tuple[s
             out.append((route, body))
         offset += len(events)
     return out
+
+
+def sse_updates(fp, on_connected=None):
+    """Yield (arrival time, payload) for each `update` event on a server-sent event stream,
+    calling `on_connected` when the server's greeting comes; ends when the stream closes."""
+    name = None
+    while True:
+        line = fp.readline()
+        if not line:
+            return
+        now = time.perf_counter()
+        if line.startswith(b": connected"):
+            if on_connected is not None:
+                on_connected()
+        elif line.startswith(b"event: "):
+            name = line[7:].strip()
+        elif line.startswith(b"data: ") and name == b"update":
+            yield now, json.loads(line[6:])
