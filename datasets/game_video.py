@@ -103,6 +103,11 @@ def simple_game(seed: int, players: list[str], fake_rate: float = 0.06, max_acti
     def four_in_a_row() -> bool:
         return len(pot) >= 4 and len({rank_of(c) for c in pot[-4:]}) == 1
 
+    def pick_up(player: int) -> None:
+        actions.append(Action("pickup", player))
+        hands[player].extend(pot)
+        pot.clear()
+
     while len(out) < n - 1 and len(actions) < max_actions:
         if turn in out:
             turn = (turn + 1) % n
@@ -117,9 +122,7 @@ def simple_game(seed: int, players: list[str], fake_rate: float = 0.06, max_acti
         else:
             options = sorted({rank_of(c) for c in zone if fits(c)}, key=_strength_rank)
             if not options:
-                actions.append(Action("pickup", turn))
-                hands[turn].extend(pot)
-                pot.clear()
+                pick_up(turn)
                 turn = (turn + 1) % n
                 continue
             cards = [c for c in zone if rank_of(c) == options[0]]
@@ -131,9 +134,7 @@ def simple_game(seed: int, players: list[str], fake_rate: float = 0.06, max_acti
         actions.append(Action("play", turn, cards, src))
         pot.extend(cards)
         if not ok:
-            actions.append(Action("pickup", turn))
-            hands[turn].extend(pot)
-            pot.clear()
+            pick_up(turn)
             turn = (turn + 1) % n
             continue
         while len(hands[turn]) < 3 and stock:
