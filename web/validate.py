@@ -26,6 +26,15 @@ def bad(message: str) -> ApiError:
     return ApiError(400, message)
 
 
+def _text(text: Any, limit: int, missing: str, what: str) -> str:
+    """Free text a person typed: present, not blank, bounded; returned stripped."""
+    if not isinstance(text, str) or not text.strip():
+        raise bad(missing)
+    if len(text) > limit:
+        raise bad(f"{what} is at most {limit} characters")
+    return text.strip()
+
+
 def _player(name: Any, players: list[str]) -> str:
     if not isinstance(name, str) or not name.strip():
         raise bad(f"a player name is needed: one of {', '.join(players)}")
@@ -127,12 +136,7 @@ def normalise(raw: Any, *, log: list[dict], players: list[str] | None, presets: 
         ev["decks"] = decks
         return ev
     if kind == "note":
-        text = raw.get("text")
-        if not isinstance(text, str) or not text.strip():
-            raise bad("a note needs some text")
-        if len(text) > 2000:
-            raise bad("a note is at most 2000 characters")
-        ev["text"] = text.strip()
+        ev["text"] = _text(raw.get("text"), 2000, "a note needs some text", "a note")
         if raw.get("event") not in (None, ""):  # the referee's note has no event field: keep it in meta
             ev["meta"] = {**ev.get("meta", {}), "event": _event_ref(raw["event"], log)}
         return ev
@@ -209,12 +213,9 @@ def normalise(raw: Any, *, log: list[dict], players: list[str] | None, presets: 
         return ev
     if kind == "order":
         ev["player"] = _player(raw.get("player"), players)
-        text = raw.get("text")
-        if not isinstance(text, str) or not text.strip():
-            raise bad("an order needs its text: what the MASTA orders the SHITHEAD to do")
-        if len(text) > 500:
-            raise bad("an order is at most 500 characters")
-        ev["text"] = text.strip()
+        ev["text"] = _text(raw.get("text"), 500,
+                           "an order needs its text: what the MASTA orders the SHITHEAD to do",
+                           "an order")
         if raw.get("to") not in (None, ""):
             ev["to"] = _player(raw["to"], players)
         return ev
