@@ -1,13 +1,14 @@
 """A soak: a game video looped through the whole pipeline and the server, pages open,
 memory and open files sampled over time.
 
-    .venv/bin/python bench/soak.py --minutes 30 [--video runs/soak/demo-0007.mp4] [--pages 6]
+    .venv/bin/python bench/soak.py --minutes 120 [--detector model|oracle] [--video V.mp4] [--pages 6]
 
 Two processes. The *server* (this script with `--serve`) is what `masta serve --source
 VIDEO` runs: create_app + waitress on loopback + web.camera's pipeline (vision.source with the
 video opened as a live camera, so it loops; vision.pipeline; the pot watcher with evidence
-frames; the table referee; the SQLite store), with the renderer's ORACLE detector standing in
-for the trained model (this measures the server and the pipeline, not the model). At the start
+frames; the table referee; the SQLite store), with the trained model from models/ by default
+(`--detector model`, what `masta serve` loads) or the renderer's ORACLE detector
+(`--detector oracle`: measures the server and the pipeline without the model's misreads). At the start
 of every loop it sets up a new game, and it posts the truth log's operator events (Ace
 targets, Turbo attributions) a second after their time, like an operator at the table; every
 `--games-per-evening` games it starts a new evening, as a club would.
@@ -24,6 +25,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import math
 import os
 import re
 import shutil
@@ -38,6 +40,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+
+def pct(xs: list[float], q: float) -> float:
+    """Nearest-rank percentile: the smallest value with at least q of the values at or below it."""
+    ys = sorted(xs)
+    return ys[max(0, min(len(ys) - 1, math.ceil(q * len(ys)) - 1))]
 
 
 # ------------------------------------------------------------------------------- server side
@@ -67,7 +75,15 @@ def serve(args) -> int:
     app = create_app(config)
     table = app.extensions["masta.table"]
     oracle = OracleDetector(frames, seed=1)
-    runner = CameraRunner(table, app.extensions["masta.frames"], oracle, evidence_dir=config.evidence_dir)
+    if args.detector == "oracle":
+        detector = oracle
+    else:
+        from web.camera import find_model, load_detector
+        model = find_model()
+        if model is None:
+            raise SystemExit("no trained detector in models/: run `masta train` or pass --detector oracle")
+        detector = load_detector(model)
+    runner = CameraRunner(table, app.extensions["masta.frames"], detector, evidence_dir=config.evidence_dir)
     app.extensions["masta.camera"] = runner
     counters = {"games": 0, "evenings": 1, "op_refused": 0, "loops": 0}
     pending: list[tuple[float, dict]] = []
@@ -99,7 +115,7 @@ def serve(args) -> int:
     src.frames = sane_frames(src.frames, runner.report)  # as CameraRunner.start does
     stop = threading.Event()
     cfg = WatcherConfig(evidence_dir=config.evidence_dir / "soak")
-    pipe = Pipeline(src, oracle, referee=runner.referee, config=cfg, on_frame=on_frame,
+    pipe = Pipeline(src, detector, referee=runner.referee, config=cfg, on_frame=on_frame,
                     priors_fn=runner._priors)
     evidence_safe(pipe.watcher, runner.report)
     runner.pipe = pipe
@@ -114,7 +130,8 @@ def serve(args) -> int:
                 "frames": pipe.stats.frames, "events": table.store.count_events(table.evening_id),
                 "evening": table.evening_id, "log": len(table.log), "camera_refused": len(runner.errors),
                 "pipeline_p50_ms": 1000 * statistics.median(lat) if lat else None,
-                "pipeline_p95_ms": 1000 * sorted(lat)[int(0.95 * (len(lat) - 1))] if lat else None,
+                "pipeline_p95_ms": 1000 * pct(lat, 0.95) if lat else None,
+                "pipeline_ms": [round(1000 * x, 1) for x in lat],
                 **counters}), flush=True)
     threading.Thread(target=report, daemon=True).start()
     server = make_server(app, "127.0.0.1", args.port, 32)
@@ -211,7 +228,9 @@ def slope(xs: list[float], ys: list[float]) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--minutes", type=float, default=30.0)
-    ap.add_argument("--video", default=str(ROOT / "runs" / "soak" / "demo-0007.mp4"),
+    ap.add_argument("--detector", choices=("model", "oracle"), default="model",
+                    help="the trained model in models/ (default) or the renderer's truth with noise")
+    ap.add_argument("--video", default=str(ROOT / "assets" / "demo" / "demo-game.mp4"),
                     help="a game video from `masta data game-video` (its .truth.jsonl and "
                          ".frames.jsonl.gz beside it)")
     ap.add_argument("--pages", type=int, default=6, help="event-stream pages kept open")
@@ -230,11 +249,14 @@ def main() -> int:
         port = s.getsockname()[1]
     data = tempfile.mkdtemp(prefix="masta-soak-")
     cmd = [sys.executable, __file__, "--serve", "--port", str(port), "--data-dir", data, "--video", args.video,
-           "--every", str(args.every), "--games-per-evening", str(args.games_per_evening)]
+           "--every", str(args.every), "--detector", args.detector, "--games-per-evening", str(args.games_per_evening)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
                             env=dict(os.environ, PYTHONUNBUFFERED="1"))
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so `finally` stops the server too
     stats: list[dict] = []
+    pipe_all: list[tuple[float, float]] = []  # (seconds into the run, frame-to-ruling ms), every event
+    push_all: list[tuple[float, float]] = []
+    t0 = time.time()
     for line in proc.stdout:
         if line.startswith("READY"):
             break
@@ -245,7 +267,9 @@ def main() -> int:
     def read_stats() -> None:
         for line in proc.stdout:
             if line.startswith("STATS "):
-                stats.append(json.loads(line[6:]))
+                st = json.loads(line[6:])
+                pipe_all.extend((time.time() - t0, x) for x in st.pop("pipeline_ms", []))
+                stats.append(st)
             else:
                 print("server: " + line.rstrip(), flush=True)
     threading.Thread(target=read_stats, daemon=True).start()
@@ -259,7 +283,7 @@ def main() -> int:
     out = open(args.out, "w") if args.out else None
     samples: list[dict] = []
     t0 = time.time()
-    print(f"bench/soak.py: {args.minutes} min, video {args.video}, {args.pages} pages + MJPEG + poller, "
+    print(f"bench/soak.py: {args.minutes} min, video {args.video}, detector {args.detector}, {args.pages} pages + MJPEG + poller, "
           f"{os.cpu_count()} CPU(s); sample every {args.every:.0f} s")
     print(f"{'min':>6} {'rss_mb':>7} {'fds':>4} {'thr':>4} {'events':>7} {'games':>5} "
           f"{'pipe_p50':>8} {'pipe_p95':>8} {'push_p50':>8} {'push_p95':>8} {'errors':>6}")
@@ -269,6 +293,7 @@ def main() -> int:
             if proc.poll() is not None:
                 raise SystemExit(f"the server died (exit {proc.returncode})")
             push = sorted(x for p in pages for x in p.push)
+            push_all.extend((time.time() - t0, 1000 * x) for x in push)
             for p in pages:
                 p.push.clear()
             st = stats[-1] if stats else {}
@@ -277,7 +302,7 @@ def main() -> int:
                  "frames": st.get("frames"), "evening": st.get("evening"),
                  "pipeline_p50_ms": st.get("pipeline_p50_ms"), "pipeline_p95_ms": st.get("pipeline_p95_ms"),
                  "push_p50_ms": 1000 * statistics.median(push) if push else None,
-                 "push_p95_ms": 1000 * push[int(0.95 * (len(push) - 1))] if push else None,
+                 "push_p95_ms": 1000 * pct(push, 0.95) if push else None,
                  "page_errors": len(errors), "doubles": sum(p.doubles for p in pages),
                  "camera_refused": st.get("camera_refused"), "op_refused": st.get("op_refused")}
             samples.append(s)
@@ -307,6 +332,18 @@ def main() -> int:
           f"events pushed twice {sum(p.doubles for p in pages)}; camera events the referee refused "
           f"{samples[-1]['camera_refused'] if samples else 0}, operator events refused "
           f"{samples[-1]['op_refused'] if samples else 0}")
+    for name, series in (("frame -> ruling (pipeline)", pipe_all), ("ruling -> page (push)", push_all)):
+        if not series:
+            continue
+        quarter = args.minutes * 60 / 4
+        parts = []
+        for k in range(4):
+            xs = [v for t, v in series if k * quarter <= t < (k + 1) * quarter]
+            if xs:
+                parts.append(f"Q{k + 1} p50 {statistics.median(xs):.0f} p95 {pct(xs, 0.95):.0f}")
+        xs = [v for _, v in series]
+        print(f"latency {name}: {len(xs)} events, p50 {statistics.median(xs):.1f} ms, p95 {pct(xs, 0.95):.1f} ms, "
+              f"max {max(xs):.1f} ms; by quarter of the run: " + "; ".join(parts))
     if errors:
         print("first page errors:", errors[:5])
     return 0
