@@ -117,3 +117,27 @@ def test_grouping_keeps_one_id_per_card_and_never_invents(hits):
     assert sorted({d.card for d in cards}) == sorted({h.card for h in idx})
     for d in cards:  # each card's box covers at least one of its own indices
         assert any(h.card == d.card and d.box[0] <= h.box[0] and d.box[2] >= h.box[2] for h in idx)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["QS", "7H", "JK"]), st.floats(0, 2000), st.floats(0, 2000),
+                          st.floats(8, 30), st.floats(0.05, 1.0)), max_size=12),
+       st.integers(1, 3))
+def test_grouping_never_reports_more_copies_than_the_decks_hold(hits, decks):
+    idx = [IndexHit((x, y, x + s, y + 1.5 * s), c, card, c) for card, x, y, s, c in hits]
+    free = group_indices(idx)
+    cards = group_indices(idx, copies=decks)
+    for card in {h.card for h in idx}:
+        n = sum(d.card == card for d in cards)
+        limit = 2 * decks if card == "JK" else decks
+        assert 1 <= n <= limit
+        # what is kept is the most confident of the unlimited grouping, in order
+        assert [d.conf for d in cards if d.card == card] == [d.conf for d in free if d.card == card][:n]
+
+
+def test_one_deck_drops_a_far_misread_of_a_card_already_seen():
+    near = [IndexHit((100, 100, 120, 130), 0.9, "QS", 0.95), IndexHit((180, 230, 200, 260), 0.8, "QS", 0.9)]
+    far = IndexHit((600, 50, 620, 80), 0.5, "QS", 0.6)  # a pip read as QS, one card-length away
+    assert len(group_indices(near + [far])) == 2  # two cards of the same id (two decks)
+    one = group_indices(near + [far], copies=1)
+    assert [d.card for d in one] == ["QS"] and one[0].box == (100.0, 100.0, 200.0, 260.0)

@@ -52,7 +52,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     import cv2
     from vision.detector import CardDetector
 
-    det = CardDetector(args.model, conf=args.conf)
+    det = CardDetector(args.model, conf=args.conf, decks=args.decks or None)
     failures = 0
     for path in args.images:
         img = cv2.imread(path) if Path(path).is_file() else None
@@ -77,7 +77,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from vision.evaluate import evaluate_folder
 
     report = evaluate_folder(args.data, model=args.model, names_map=args.names_map,
-                             split=args.split, limit=args.limit, per_image=args.per_image)
+                             split=args.split, limit=args.limit, per_image=args.per_image,
+                             decks=args.decks)
     print(report.summary())
     if args.json:
         Path(args.json).write_text(json.dumps(report.to_dict(), indent=1))
@@ -127,6 +128,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "card_index_classifier.onnx is looked up next to it)")
     p.add_argument("--conf", type=float, default=0.5, help="minimum confidence per card")
     p.add_argument("--json", action="store_true", help="one JSON object per image per line")
+    p.add_argument("--decks", type=int, default=1,
+                   help="decks on the table (default 1: each card id at most once per image; 0 = no limit)")
     p.set_defaults(func=cmd_detect)
 
     p = subparsers.add_parser("eval", help="measure the card models on a YOLO-format folder",
@@ -142,4 +145,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--limit", type=int, default=None, help="only the first N images")
     p.add_argument("--per-image", action="store_true", help="print each image's figures")
     p.add_argument("--json", default=None, help="also write the report to this JSON file")
+    p.add_argument("--decks", type=int, default=1,
+                   help="decks in each photo (default 1: each card id counted at most once; 0 = no "
+                        "limit, for synthetic pots, which draw cards with replacement)")
     p.set_defaults(func=cmd_eval)

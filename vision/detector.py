@@ -93,7 +93,8 @@ class CardDetector:
     """
 
     def __init__(self, model_path: str | Path | None = None, classifier_path: str | Path | None = None,
-                 conf: float = 0.5, det_conf: float = 0.1, iou: float = 0.5, threads: int = 2):
+                 conf: float = 0.5, det_conf: float = 0.1, iou: float = 0.5, threads: int = 2,
+                 decks: int | None = 1):
         import onnxruntime as ort
 
         model_path = Path(model_path) if model_path else DEFAULT_DETECTOR
@@ -113,6 +114,9 @@ class CardDetector:
                          int(shp[3]) if isinstance(shp[3], int) else 512)
         self.classifier = IndexClassifier(str(classifier_path), threads=threads)
         self.conf, self.det_conf, self.iou = conf, det_conf, iou
+        # a deck holds each card once: with one deck, a second read of the same id elsewhere is a
+        # misread (a pip or a court figure taken for an index), not a second card; None = no limit
+        self.decks = decks
         self.last_timing: dict[str, float] = {}
 
     # ---------------------------------------------------------------- stage 1
@@ -167,15 +171,16 @@ class CardDetector:
         if frame is None or not hasattr(frame, "shape") or frame.ndim != 3 or frame.shape[2] != 3:
             raise ValueError("detect() needs a BGR image (H x W x 3 numpy array)")
         hits = self.read_indices(frame, roi)
-        cards = group_indices(hits)
+        cards = group_indices(hits, copies=self.decks)
         return [c for c in cards if c.conf >= self.conf]
 
 
-def group_indices(hits: list[IndexHit]) -> list[Detection]:
+def group_indices(hits: list[IndexHit], copies: int | None = None) -> list[Detection]:
     """Merge the indices of one physical card (same id, within about one card's length).
 
     A card's length is about 5.5 times its index's longer side; two identical cards (two
-    decks) further apart than that stay two cards.
+    decks) further apart than that stay two cards. `copies`: how many cards of one id can
+    exist (the decks in play; jokers twice that); beyond that, the least confident groups of that id are dropped.
     """
     hits = sorted(hits, key=lambda h: -h.conf)
     groups: list[list[IndexHit]] = []
@@ -201,4 +206,12 @@ def group_indices(hits: list[IndexHit]) -> list[Detection]:
                              (float(b[:, 0].min()), float(b[:, 1].min()),
                               float(b[:, 2].max()), float(b[:, 3].max()))))
     out.sort(key=lambda d: -d.conf)
+    if copies is not None:
+        seen: dict[str, int] = {}
+        kept = []
+        for d in out:  # most confident first
+            seen[d.card] = seen.get(d.card, 0) + 1
+            if seen[d.card] <= (2 * copies if d.card == "JK" else copies):  # two jokers a deck
+                kept.append(d)
+        out = kept
     return out

@@ -216,12 +216,14 @@ def average_precision(dets: list[tuple[float, int, np.ndarray]], gts: dict[int, 
 
 def evaluate_folder(data: str | Path, model: str | Path | None = None, names_map: str | None = None,
                     split: str = "val", limit: int | None = None, per_image: bool = False,
-                    detector=None) -> Report:
+                    detector=None, decks: int | None = None) -> Report:
+    """`decks`: the detector's limit of copies per card id (None: the detector's own setting)."""
     from vision.detector import CardDetector
 
     images, names = _resolve(data, split)
     cmap = _names_map(names, names_map)
     det = detector or CardDetector(model)
+    copies = getattr(det, "decks", None) if decks is None else (decks or None)
     paths = sorted(p for p in images.rglob("*") if p.suffix.lower() in IMG_EXT)
     if limit:
         paths = paths[:limit]
@@ -239,7 +241,7 @@ def evaluate_folder(data: str | Path, model: str | Path | None = None, names_map
         t0 = time.perf_counter()
         hits = det.read_indices(img)
         from vision.detector import group_indices
-        found = [d for d in group_indices(hits) if d.conf >= det.conf]
+        found = [d for d in group_indices(hits, copies=copies) if d.conf >= det.conf]
         ms = (time.perf_counter() - t0) * 1000
         if gboxes is not None:
             boxes, scores = det.find_indices(img)
