@@ -144,6 +144,8 @@ class Pipeline:
             self._roi_ok = "roi" in inspect.signature(detector.detect).parameters
         except (TypeError, ValueError, AttributeError):
             self._roi_ok = False
+        if getattr(detector, "decks", None) is not None:
+            detector.decks = None  # the watcher applies the copies limit itself, with the referee's decks
         self.clock = clock
         self.stats = PipelineStats()
         self._latest: np.ndarray | None = None
