@@ -56,7 +56,7 @@ def serve(args) -> int:
     from vision.pot_watcher import WatcherConfig
     from vision.source import Backoff, open_source
     from web.app import create_app
-    from web.camera import CameraRunner, evidence_safe, sane_frames
+    from web.camera import CameraRunner, sane_frames
     from web.config import Config
     from web.server import make_server
 
@@ -117,7 +117,6 @@ def serve(args) -> int:
     cfg = WatcherConfig(evidence_dir=config.evidence_dir / "soak")
     pipe = Pipeline(src, detector, referee=runner.referee, config=cfg, on_frame=on_frame,
                     priors_fn=runner._priors)
-    evidence_safe(pipe.watcher, runner.report)
     runner.pipe = pipe
     threading.Thread(target=pipe.run, args=(stop,), daemon=True, name="pipeline").start()
     threading.Thread(target=runner._snapshots, args=(pipe, stop), daemon=True, name="frames").start()

@@ -77,25 +77,6 @@ def sane_frames(frames_fn, report):
     return frames
 
 
-def evidence_safe(watcher: Any, report) -> Any:
-    """Make the watcher's evidence saving unable to stop the camera: when a frame cannot be
-    written (disk full, folder gone), the event is still recorded, without evidence, and the
-    page says why. (vision.pot_watcher raises OSError there.)"""
-    save = getattr(watcher, "_save_evidence", None)
-    if save is None:
-        return watcher
-
-    def _save(ev, *a, **kw):
-        try:
-            return save(ev, *a, **kw)
-        except OSError as exc:
-            report(f"evidence frames not saved ({exc}); the event is recorded without them: "
-                   f"free some disk space")
-            return {}
-    watcher._save_evidence = _save
-    return watcher
-
-
 class CameraRunner:
     """Owns the pipeline thread; restartable with a new source from the set-up page.
 
@@ -185,7 +166,6 @@ class CameraRunner:
                             if self.evidence_dir else None)
         self.pipe = Pipeline(src, self.detector, referee=self.referee, on_status=on_status, config=cfg,
                              priors_fn=self._priors)
-        evidence_safe(self.pipe.watcher, self.report)
         if self.zone:
             self.pipe.watcher.set_zone(self.zone)
         self.source = source
