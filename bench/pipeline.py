@@ -54,12 +54,12 @@ def video_paths(folder: Path, seed: int) -> dict[str, Path]:
             "frames": Path(f"{stem}.frames.jsonl.gz")}
 
 
-def ensure_video(folder: Path, seed: int, quiet: bool) -> dict[str, Path]:
+def ensure_video(folder: Path, seed: int, quiet: bool, faces: str | None = None) -> dict[str, Path]:
     paths = video_paths(folder, seed)
     if all(p.exists() for p in paths.values()):
         return paths
     players = NAMES[: 2 + seed % 3]  # 2, 3 and 4 players
-    spec = VideoSpec(seed=seed, players=players, faces=held_out_faces(seed))
+    spec = VideoSpec(seed=seed, players=players, faces=faces or held_out_faces(seed))
     t0 = time.time()
     GameRenderer(spec).render(paths["video"])
     if not quiet:
@@ -153,7 +153,10 @@ def _f(x) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--videos", default="data/bench-videos", help="where the held-out videos live")
+    ap.add_argument("--videos", default=None, help="where the videos live (default data/bench-videos, "
+                    "or data/bench-videos-FACES with --faces)")
+    ap.add_argument("--faces", default=None, help="render with this deck style instead of the held-out "
+                    "ones (for comparison: e.g. kennard-4color, a style the detector trained on)")
     ap.add_argument("--count", type=int, default=10, help="videos (default 10)")
     ap.add_argument("--first-seed", type=int, default=100, help="seed of the first video (default 100)")
     ap.add_argument("--detector", choices=("model", "oracle", "both"), default="model")
@@ -166,15 +169,16 @@ def main() -> int:
     ap.add_argument("--out", default="runs/bench-pipeline.json")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args()
-    folder = Path(a.videos)
-    videos = [ensure_video(folder, a.first_seed + k, a.quiet) for k in range(a.count)]
+    folder = Path(a.videos or ("data/bench-videos" + (f"-{a.faces}" if a.faces else "")))
+    videos = [ensure_video(folder, a.first_seed + k, a.quiet, a.faces) for k in range(a.count)]
     if a.render_only:
         return 0
     kinds = ["oracle", "model"] if a.detector == "both" else [a.detector]
     report = {}
     for kind in kinds:
         label = "ORACLE detector (renderer's truth; not the model)" if kind == "oracle" else f"model {a.model}"
-        print(f"== {label}: {len(videos)} held-out videos ==", flush=True)
+        what = f"videos with the {a.faces} deck (trained on? see models/MODEL_CARD.md)" if a.faces else "held-out videos"
+        print(f"== {label}: {len(videos)} {what} ==", flush=True)
         rows = []
         out = Path(a.out)
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -141,3 +141,22 @@ def test_one_deck_drops_a_far_misread_of_a_card_already_seen():
     assert len(group_indices(near + [far])) == 2  # two cards of the same id (two decks)
     one = group_indices(near + [far], copies=1)
     assert [d.card for d in one] == ["QS"] and one[0].box == (100.0, 100.0, 200.0, 260.0)
+
+
+@pytest.mark.skipif(not DEFAULT_DETECTOR.exists(), reason="no trained model in models/")
+@given(st.floats(0, 600), st.floats(0, 440), st.floats(4, 640), st.floats(4, 480))
+@settings(max_examples=50, deadline=None)
+def test_a_small_region_is_grown_not_magnified(x0, y0, w, h):
+    det = _DET[0] if _DET else _DET.append(CardDetector()) or _DET[0]
+    fw, fh = 640, 480
+    x1, y1 = min(fw, x0 + w), min(fh, y0 + h)
+    gx0, gy0, gx1, gy1 = det._no_zoom((x0, y0, x1, y1), fw, fh)
+    ih, iw = det.input_hw
+    # at least the model's input in frame pixels (or the whole frame), inside the frame
+    assert gx1 - gx0 >= min(fw, max(x1 - x0, iw)) - 1 and gy1 - gy0 >= min(fh, max(y1 - y0, ih)) - 1
+    assert -1 <= gx0 and gx1 <= fw + 1 and -1 <= gy0 and gy1 <= fh + 1
+    if x1 - x0 < iw and y1 - y0 < ih:  # the region's centre stays in the grown one
+        assert gx0 - 1 <= (x0 + x1) / 2 <= gx1 + 1 and gy0 - 1 <= (y0 + y1) / 2 <= gy1 + 1
+
+
+_DET: list = []

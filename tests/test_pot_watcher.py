@@ -300,3 +300,35 @@ def test_a_card_seen_where_it_never_lay_is_not_ignored():
     assert events[0].type == "cards_played" and events[0].cards == ["AD"]
     assert len(events) == 2 and events[1].low_conf
     assert sorted(events[1].cards) == ["5S", "AD"] and events[1].type == "mismatch"
+
+
+def test_cards_lying_there_at_start_are_not_plays_even_at_the_zone_edge():
+    """A player's face-up card by the pot, whose box flickers across the auto zone's edge,
+    must not be taken for the first play (it would drag the auto zone away from the pot)."""
+    s = Scene(3)
+    s.cards.append(("4D", (120, 28)))  # straddles the default zone's top edge (y = 48)
+    for k in range(10):  # its read box jitters: centre out of the zone, then in
+        s.frame()
+        s.dets[-1] = [Det("4D", 0.9, (120, 28 + (6 if k >= 6 else -4), 150, 72))]
+    land = s.play(["KS"], (150, 110))
+    s.still(15)
+    for d in s.dets[-15:]:  # 4D read again, its centre now inside the zone
+        d[:] = [x if x.card != "4D" else Det("4D", 0.9, (120, 36, 150, 80)) for x in d]
+    w, events = run(s)
+    assert [(e.type, e.cards) for e in events] == [("cards_played", ["KS"])]
+    assert events[0].frame_index > land
+    assert "4D" in w.fixtures
+
+
+def test_a_start_up_card_picked_up_and_played_on_the_pot_is_a_play():
+    s = Scene(4)
+    s.cards.append(("8C", (200, 60)))
+    s.still(10)
+    s.play(["3H"], (140, 110))
+    s.still(15)
+    s.cards = [c for c in s.cards if c[0] != "8C"]  # picked up from the table ...
+    s.play(["8C"], (145, 112))  # ... and played on the pot
+    s.still(15)
+    w, events = run(s)
+    assert [(e.type, e.cards) for e in events] == [("cards_played", ["3H"]), ("cards_played", ["8C"])]
+    assert "8C" not in w.fixtures

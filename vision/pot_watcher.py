@@ -283,6 +283,12 @@ class PotWatcher:
         self.problems: deque[str] = deque(maxlen=20)
         self._new_problems: list[str] = []
         self._rebaseline = False  # the next settled scene is a baseline (after an outage)
+        #: cards lying still in the zone when the watcher started (players' face-up cards near
+        #: the pot, a pot already there): where each lay. Not plays, and not the pot while they
+        #: stay put; one seen anywhere else is an ordinary card again.
+        self.fixtures: dict[str, list[tuple[float, float, float, float]]] = {}
+        self._startup = True
+        self._startup_seen: list[DetectionLike] = []  # every read of the first scene, zone or not
 
     # -- the zone ------------------------------------------------------------------------
     @property
@@ -421,7 +427,10 @@ class PotWatcher:
             if self._zone_diff(small, ref) < self.cfg.same_scene:
                 self._done = True  # same scene as the settled one: nothing to read
                 return []
-        dets = [d for d in detect(image) if self.in_zone(d.box, image.shape)]
+        raw = list(detect(image))
+        if self._startup:  # a card at the zone's edge may fall in or out of it from read to read
+            self._startup_seen.extend(raw)
+        dets = [d for d in raw if self.in_zone(d.box, image.shape)]
         self.detector_calls += 1
         self._reads.append(dets)
         if len(self._reads) < self.cfg.read_frames:
@@ -438,11 +447,33 @@ class PotWatcher:
             if len(self._reads) > self.cfg.max_reads:
                 self._reads.pop(0)
             return []
-        events = self._decide(obs, image, t, index)
+        if self._startup:  # the first settled scene: what lies there already is no play
+            self._startup = False
+            for d in self._startup_seen + list(obs):
+                self.fixtures.setdefault(d.card, []).append(tuple(float(v) for v in d.box))
+            self._startup_seen = []
+            events = []
+        else:
+            events = self._decide(self._without_fixtures(obs), image, t, index)
         self._settled_small = small
         self._settled_image = image
         self._done = True
         return self._keep(events)
+
+    def _without_fixtures(self, obs: list[Observation]) -> list[Observation]:
+        """`obs` less the start-up cards still where they lay; a start-up card seen elsewhere
+        has been picked up (and played): it stops being a fixture."""
+        if not self.fixtures:
+            return obs
+        out = []
+        for o in obs:
+            where = self.fixtures.get(o.card)
+            if where is not None and any(_iou(o.box, w) > 0.1 or _holds_centre(o.box, w) for w in where):
+                continue
+            if where is not None:
+                del self.fixtures[o.card]
+            out.append(o)
+        return out
 
     def _keep(self, events: list[WatchEvent]) -> list[WatchEvent]:
         self.events.extend(events)
@@ -565,7 +596,7 @@ class PotWatcher:
         self.detector_calls += 1
         if len(self._reads) < self.cfg.read_frames:
             return []
-        obs = consensus(self._reads, self.priors_fn(), self.cfg, {})
+        obs = self._without_fixtures(consensus(self._reads, self.priors_fn(), self.cfg, {}))
         events = self._decide(obs, image, t, index)  # clears _rebaseline
         self._settled_small, self._settled_image = small, image
         self._still, self._reads, self._done = 0, [], False
