@@ -224,6 +224,33 @@ def slope(xs: list[float], ys: list[float]) -> float:
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / den if den else 0.0
 
 
+def report(path: str, every_min: float = 10.0) -> int:
+    """A markdown table (one row per `every_min` minutes) and the slopes, from a run's --out file."""
+    samples = [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+    if not samples:
+        raise SystemExit(f"{path}: no samples")
+    print("| minute | RSS MB | open files | threads | events | games | frame->ruling p50 / p95 ms "
+          "| publish->page p50 / p95 ms |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    f = lambda v: "-" if v is None else f"{v:.1f}"  # noqa: E731
+    nxt = 0.0
+    for k, x in enumerate(samples):
+        if x["min"] + 1e-6 >= nxt or k == len(samples) - 1:
+            print(f"| {x['min']:.1f} | {x['rss_mb']:.1f} | {x['fds']} | {x['threads']} | {x['events_total']} | "
+                  f"{x['games']} | {f(x['pipeline_p50_ms'])} / {f(x['pipeline_p95_ms'])} | "
+                  f"{f(x['push_p50_ms'])} / {f(x['push_p95_ms'])} |")
+            nxt = (int(x["min"] / every_min) + 1) * every_min
+    half = samples[len(samples) // 2:]
+    xs = [x["min"] for x in half]
+    print(f"\n{len(samples)} samples over {samples[-1]['min']:.1f} min; RSS {samples[0]['rss_mb']:.1f} -> "
+          f"{samples[-1]['rss_mb']:.1f} MB, max {max(x['rss_mb'] for x in samples):.1f}; second-half slopes: "
+          f"RSS {slope(xs, [x['rss_mb'] for x in half]):+.3f} MB/min, open files "
+          f"{slope(xs, [x['fds'] for x in half]):+.4f}/min, threads {slope(xs, [x['threads'] for x in half]):+.4f}/min; "
+          f"open files {min(x['fds'] for x in samples)}-{max(x['fds'] for x in samples)}, threads "
+          f"{min(x['threads'] for x in samples)}-{max(x['threads'] for x in samples)}; page errors "
+          f"{samples[-1]['page_errors']}, pushed twice {samples[-1]['doubles']}")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--minutes", type=float, default=30.0)
@@ -236,10 +263,14 @@ def main() -> int:
     ap.add_argument("--every", type=float, default=30.0, help="seconds between samples")
     ap.add_argument("--games-per-evening", type=int, default=10)
     ap.add_argument("--out", default=None, help="write the samples as JSON lines here")
+    ap.add_argument("--report", default=None, metavar="JSONL",
+                    help="print the table and slopes of an earlier run's --out file, run nothing")
     ap.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--data-dir", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.report:
+        return report(args.report)
     if args.serve:
         return serve(args)
     import socket
