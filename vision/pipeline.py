@@ -40,6 +40,7 @@ from __future__ import annotations
 import inspect
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -89,7 +90,8 @@ class PipelineStats:
     detector_calls: int = 0
     events: int = 0
     seconds: float = 0.0        # wall seconds spent in run()
-    latencies: list[float] = field(default_factory=list)
+    # the latest events' latencies (a camera left running all evening must not grow without bound)
+    latencies: deque[float] = field(default_factory=lambda: deque(maxlen=10_000))
 
     @property
     def fps(self) -> float:
