@@ -133,11 +133,30 @@ def serve(args) -> int:
                 "pipeline_ms": [round(1000 * x, 1) for x in lat],
                 **counters}), flush=True)
     threading.Thread(target=report, daemon=True).start()
+    if args.trace:
+        threading.Thread(target=trace_growth, args=(stop, args.every * 10), daemon=True).start()
     server = make_server(app, "127.0.0.1", args.port, 32)
     print(f"READY {args.port}", flush=True)
     signal.signal(signal.SIGTERM, lambda *_: (stop.set(), server.close(), os._exit(0)))
     server.run()
     return 0
+
+
+def trace_growth(stop: threading.Event, every: float) -> None:
+    """--trace: Python allocations that grew since the first snapshot, by line (tracemalloc)."""
+    import tracemalloc
+    tracemalloc.start(12)
+    first = None
+    while not stop.wait(every):
+        snap = tracemalloc.take_snapshot().filter_traces([tracemalloc.Filter(False, tracemalloc.__file__)])
+        if first is None:
+            first = snap
+            continue
+        print(f"TRACE traced {tracemalloc.get_traced_memory()[0] / 1e6:.1f} MB; grown most since the first snapshot:",
+              flush=True)
+        for st in snap.compare_to(first, "traceback")[:6]:
+            where = " <- ".join(f"{Path(fr.filename).name}:{fr.lineno}" for fr in list(st.traceback)[::-1][:6])
+            print(f"TRACE   {st.size_diff / 1e3:+.0f} kB ({st.count_diff:+d} blocks) {where}", flush=True)
 
 
 # ------------------------------------------------------------------------------ watcher side
@@ -265,6 +284,8 @@ def main() -> int:
     ap.add_argument("--out", default=None, help="write the samples as JSON lines here")
     ap.add_argument("--report", default=None, metavar="JSONL",
                     help="print the table and slopes of an earlier run's --out file, run nothing")
+    ap.add_argument("--trace", action="store_true",
+                    help="the server traces its Python allocations and prints what grew (slower)")
     ap.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--data-dir", default=None, help=argparse.SUPPRESS)
@@ -279,7 +300,7 @@ def main() -> int:
         port = s.getsockname()[1]
     data = tempfile.mkdtemp(prefix="masta-soak-")
     cmd = [sys.executable, __file__, "--serve", "--port", str(port), "--data-dir", data, "--video", args.video,
-           "--every", str(args.every), "--detector", args.detector, "--games-per-evening", str(args.games_per_evening)]
+           "--every", str(args.every), "--detector", args.detector, *(["--trace"] if args.trace else []), "--games-per-evening", str(args.games_per_evening)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
                             env=dict(os.environ, PYTHONUNBUFFERED="1"))
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so `finally` stops the server too
