@@ -284,6 +284,7 @@ def main() -> int:
     ap.add_argument("--out", default=None, help="write the samples as JSON lines here")
     ap.add_argument("--report", default=None, metavar="JSONL",
                     help="print the table and slopes of an earlier run's --out file, run nothing")
+    ap.add_argument("--no-mjpeg", action="store_true", help="no MJPEG viewer (to see what it costs)")
     ap.add_argument("--trace", action="store_true",
                     help="the server traces its Python allocations and prints what grew (slower)")
     ap.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
@@ -330,7 +331,8 @@ def main() -> int:
         p.start()
     errors: list = []
     threading.Thread(target=poll_pages, args=(port, stop, errors), daemon=True).start()
-    threading.Thread(target=mjpeg, args=(port, stop), daemon=True).start()
+    if not args.no_mjpeg:
+        threading.Thread(target=mjpeg, args=(port, stop), daemon=True).start()
     out = open(args.out, "w") if args.out else None
     samples: list[dict] = []
     t0 = time.time()
