@@ -168,6 +168,11 @@ def _holds_centre(a, b) -> bool:
     return inside(a, b) or inside(b, a)
 
 
+def _same_place(a, b) -> bool:
+    """Two boxes of one card id mark where the same physical card lies."""
+    return _iou(a, b) > 0.1 or _holds_centre(a, b)
+
+
 def consensus(reads: Sequence[Sequence[DetectionLike]], priors: Priors, cfg: WatcherConfig,
               stats: dict | None = None) -> list[Observation]:
     """Merge several reads of a still scene into one observation per physical card.
@@ -468,7 +473,7 @@ class PotWatcher:
         out = []
         for o in obs:
             where = self.fixtures.get(o.card)
-            if where is not None and any(_iou(o.box, w) > 0.1 or _holds_centre(o.box, w) for w in where):
+            if where is not None and any(_same_place(o.box, w) for w in where):
                 continue
             if where is not None:
                 del self.fixtures[o.card]
@@ -498,7 +503,7 @@ class PotWatcher:
                 where = self.pot_pos.get(o.card)
                 if id(o) in picked or where is None or o.card not in self.pot_seen:
                     continue
-                if not (_iou(o.box, where) > 0.1 or _holds_centre(o.box, where)):
+                if not _same_place(o.box, where):
                     o.low_conf = True
                     new_obs.append(o)
         if self._rebaseline:
