@@ -258,16 +258,22 @@ def report(path: str, every_min: float = 10.0) -> int:
                   f"{x['games']} | {f(x['pipeline_p50_ms'])} / {f(x['pipeline_p95_ms'])} | "
                   f"{f(x['push_p50_ms'])} / {f(x['push_p95_ms'])} |")
             nxt = (int(x["min"] / every_min) + 1) * every_min
+    print(f"\n{drift(samples)}; page errors {samples[-1]['page_errors']}, pushed twice {samples[-1]['doubles']}")
+    return 0
+
+
+def drift(samples: list[dict]) -> str:
+    """Memory, open files and threads over a run: first -> last, range, second-half slopes."""
+    if not samples:
+        return "no samples"
     half = samples[len(samples) // 2:]
     xs = [x["min"] for x in half]
-    print(f"\n{len(samples)} samples over {samples[-1]['min']:.1f} min; RSS {samples[0]['rss_mb']:.1f} -> "
-          f"{samples[-1]['rss_mb']:.1f} MB, max {max(x['rss_mb'] for x in samples):.1f}; second-half slopes: "
-          f"RSS {slope(xs, [x['rss_mb'] for x in half]):+.3f} MB/min, open files "
-          f"{slope(xs, [x['fds'] for x in half]):+.4f}/min, threads {slope(xs, [x['threads'] for x in half]):+.4f}/min; "
-          f"open files {min(x['fds'] for x in samples)}-{max(x['fds'] for x in samples)}, threads "
-          f"{min(x['threads'] for x in samples)}-{max(x['threads'] for x in samples)}; page errors "
-          f"{samples[-1]['page_errors']}, pushed twice {samples[-1]['doubles']}")
-    return 0
+    span = {k: (min(x[k] for x in samples), max(x[k] for x in samples)) for k in ("rss_mb", "fds", "threads")}
+    return (f"{len(samples)} samples over {samples[-1]['min']:.1f} min; RSS {samples[0]['rss_mb']:.1f} -> "
+            f"{samples[-1]['rss_mb']:.1f} MB, max {span['rss_mb'][1]:.1f}; second-half slopes: "
+            f"RSS {slope(xs, [x['rss_mb'] for x in half]):+.3f} MB/min, open files "
+            f"{slope(xs, [x['fds'] for x in half]):+.4f}/min, threads {slope(xs, [x['threads'] for x in half]):+.4f}/min; "
+            f"open files {span['fds'][0]}-{span['fds'][1]}, threads {span['threads'][0]}-{span['threads'][1]}")
 
 
 def main() -> int:
@@ -374,13 +380,7 @@ def main() -> int:
         except subprocess.TimeoutExpired:
             proc.kill()
         shutil.rmtree(data, ignore_errors=True)
-    half = samples[len(samples) // 2:]
-    xs = [s["min"] for s in half]
-    print(f"summary: {len(samples)} samples over {samples[-1]['min'] if samples else 0:.1f} min; "
-          f"RSS {samples[0]['rss_mb'] if samples else 0:.1f} -> {samples[-1]['rss_mb'] if samples else 0:.1f} MB "
-          f"(second half slope {slope(xs, [s['rss_mb'] for s in half]):+.2f} MB/min), "
-          f"open files {samples[0]['fds'] if samples else 0} -> {samples[-1]['fds'] if samples else 0} "
-          f"(slope {slope(xs, [s['fds'] for s in half]):+.2f}/min), "
+    print(f"summary: {drift(samples)}; "
           f"games {samples[-1]['games'] if samples else 0}, page errors {len(errors)}, "
           f"events pushed twice {sum(p.doubles for p in pages)}; camera events the referee refused "
           f"{samples[-1]['camera_refused'] if samples else 0}, operator events refused "
