@@ -7,19 +7,21 @@ from __future__ import annotations
 
 import argparse
 
-_DATA_SUBPARSERS: dict[int, argparse._SubParsersAction] = {}
-
 
 def get_data_subparsers(subparsers: argparse._SubParsersAction) -> argparse._SubParsersAction:
-    """The sub-parsers of `masta data`, created on first use."""
-    key = id(subparsers)
-    if key not in _DATA_SUBPARSERS:
+    """The sub-parsers of `masta data`, created on first use.
+
+    Kept on the parent action itself: a cache keyed by id() handed a dead parser's
+    sub-parsers to a new one whose id was reused ("conflicting subparser: synth").
+    """
+    sub = getattr(subparsers, "_masta_data_subparsers", None)
+    if sub is None:
         p = subparsers.add_parser("data", help="make datasets (synthetic pots, game videos)",
                                   description="Make datasets for training and testing.")
         sub = p.add_subparsers(dest="data_verb", metavar="<what>")
         p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
-        _DATA_SUBPARSERS[key] = sub
-    return _DATA_SUBPARSERS[key]
+        subparsers._masta_data_subparsers = sub
+    return sub
 
 
 def _styles(text: str | None) -> tuple[str, ...]:
