@@ -18,7 +18,8 @@ poller of the JSON pages open, and every `--every` seconds samples the server's 
 memory (VmRSS), its open file descriptors, its threads, the events committed, and the
 latency from a frame's arrival to its ruling being published (pipeline) and from publishing
 to a page receiving it (push). It prints one line per sample and a summary with the slope of
-memory and files over the second half of the run (flat = leak-free).
+memory and files over the second half of the run (flat = leak-free). The server pins glibc's
+heap thresholds as `masta` does (masta/heap.py); `--default-heap` leaves them alone, to compare.
 """
 from __future__ import annotations
 
@@ -51,6 +52,7 @@ def pct(xs: list[float], q: float) -> float:
 # ------------------------------------------------------------------------------- server side
 def serve(args) -> int:
     """The server process: app + waitress + the camera pipeline on the looped video."""
+    from masta.heap import steady_heap
     from datasets.game_video import OracleDetector, read_frames_truth, read_truth
     from vision.pipeline import Pipeline
     from vision.pot_watcher import WatcherConfig
@@ -60,6 +62,8 @@ def serve(args) -> int:
     from web.config import Config
     from web.server import make_server
 
+    if not args.default_heap:
+        steady_heap()  # as `masta serve` does
     video = Path(args.video)
     stem = str(video)[: -len(video.suffix)]
     frames = read_frames_truth(stem + ".frames.jsonl.gz")
@@ -293,6 +297,8 @@ def main() -> int:
     ap.add_argument("--no-mjpeg", action="store_true", help="no MJPEG viewer (to see what it costs)")
     ap.add_argument("--trace", action="store_true",
                     help="the server traces its Python allocations and prints what grew (slower)")
+    ap.add_argument("--default-heap", action="store_true",
+                    help="leave glibc's heap thresholds alone (masta.heap.steady_heap), to compare")
     ap.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--data-dir", default=None, help=argparse.SUPPRESS)
@@ -307,7 +313,8 @@ def main() -> int:
         port = s.getsockname()[1]
     data = tempfile.mkdtemp(prefix="masta-soak-")
     cmd = [sys.executable, __file__, "--serve", "--port", str(port), "--data-dir", data, "--video", args.video,
-           "--every", str(args.every), "--detector", args.detector, *(["--trace"] if args.trace else []), "--games-per-evening", str(args.games_per_evening)]
+           "--every", str(args.every), "--detector", args.detector, *(["--trace"] if args.trace else []),
+           *(["--default-heap"] if args.default_heap else []), "--games-per-evening", str(args.games_per_evening)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
                             env=dict(os.environ, PYTHONUNBUFFERED="1"))
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so `finally` stops the server too

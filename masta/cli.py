@@ -12,6 +12,8 @@ import importlib
 import os
 import sys
 
+from masta.heap import steady_heap
+
 COMMAND_MODULES = (
     "referee.commands",        # rule, rules, simulate
     "referee.table_commands",  # replay
@@ -59,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("YOLO_OFFLINE", "1")
     os.environ.setdefault("YOLO_AUTOINSTALL", "False")
+    steady_heap()  # `serve` and `watch` run for hours: memory must stay flat (masta/heap.py)
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
