@@ -160,3 +160,16 @@ def test_a_small_region_is_grown_not_magnified(x0, y0, w, h):
 
 
 _DET: list = []
+
+
+def test_classifier_reads_many_crops_in_bounded_batches_with_the_same_results():
+    from vision.classifier import MAX_BATCH, IndexClassifier
+
+    clf = IndexClassifier(str(ROOT / "models" / "card_index_classifier.onnx"), threads=1)
+    rng = np.random.default_rng(3)
+    crops = [rng.integers(0, 255, (64, 64, 3), dtype=np.uint8) for _ in range(2 * MAX_BATCH + 5)]
+    together = clf.classify(crops)
+    one_by_one = [clf.classify([c])[0] for c in crops]
+    assert len(together) == len(crops)
+    assert [c for c, _, _ in together] == [c for c, _, _ in one_by_one]
+    assert np.allclose([p for _, p, _ in together], [p for _, p, _ in one_by_one], atol=1e-4)

@@ -20,6 +20,7 @@ CLASSES: tuple[str, ...] = ALL_CARD_IDS + (NONE,)
 CROP = 64
 #: the crop is a square around the index box, this many times its longer side
 CROP_MARGIN = 1.3
+MAX_BATCH = 64  # crops per classifier run
 
 
 def crop_index(image: np.ndarray, box, size: int = CROP, margin: float = CROP_MARGIN,
@@ -88,7 +89,10 @@ class IndexClassifier:
     def classify(self, crops: list[np.ndarray]) -> list[tuple[str, float, np.ndarray]]:
         if not crops:
             return []
-        logits = self.session.run(None, {self.input: to_tensor_batch(crops)})[0]
+        # in batches of at most MAX_BATCH: ONNX Runtime keeps the memory of the largest batch
+        # it has ever run, so one frame full of false hits would raise the floor for good
+        logits = np.concatenate([self.session.run(None, {self.input: to_tensor_batch(crops[k:k + MAX_BATCH])})[0]
+                                 for k in range(0, len(crops), MAX_BATCH)])
         e = np.exp(logits - logits.max(1, keepdims=True))
         p = e / e.sum(1, keepdims=True)
         out = []
