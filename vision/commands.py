@@ -30,7 +30,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     plan = TrainPlan(work=Path(args.work), data=Path(args.data), models=Path(args.models),
                      seed=args.seed, synth_count=args.synth_count, heldout_count=args.heldout_count,
                      det_imgsz=args.imgsz, det_epochs=args.epochs, det_hours=args.hours,
-                     det_batch=args.batch, cls_epochs=args.cls_epochs, synth_size=args.synth_size,
+                     det_batch=args.batch, cls_epochs=args.cls_epochs, cls_real_epochs=args.cls_real_epochs,
+                     synth_size=args.synth_size,
                      stages=stages, workers=args.workers, threads=args.threads,
                      realdet_hours=args.realdet_hours or None,
                      export_imgsz=_size(args.export_size),
@@ -100,7 +101,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--epochs", type=int, default=12, help="detector epochs")
     p.add_argument("--hours", type=float, default=None, help="detector time budget (overrides --epochs)")
     p.add_argument("--batch", type=int, default=16)
-    p.add_argument("--cls-epochs", type=int, default=8)
+    p.add_argument("--cls-epochs", type=int, default=8, help="classifier epochs on synthetic crops")
+    p.add_argument("--cls-real-epochs", type=int, default=10,
+                   help="classifier fine-tune epochs once the real crops are added")
     p.add_argument("--realdet-hours", type=float, default=0.25,
                    help="time budget of the detector's fine-tune on real photos (0: epochs)")
     p.add_argument("--detector-from", default=None, help="fine-tune the detector from these "

@@ -469,6 +469,10 @@ def stage_classifier(plan: TrainPlan, real_npz: Path | None) -> Path:
     xr, yr = real["x"], real["y"]
     if len(xr) == 0:
         return ckpt_syn.with_name(ckpt_syn.stem + "-best.pt")
+    # validate on the first tenth of the real crops (the first photos, as crops are stored in
+    # photo order), held back from this fine-tune; the real `valid` split stays unseen
+    nv = max(1, len(xr) // 10)
+    xrv, yrv, xr, yr = xr[:nv], yr[:nv], xr[nv:], yr[nv:]
     # fine-tune on real crops (repeated so they weigh as much as the synthetic ones) + synthetic
     rng = np.random.default_rng(plan.seed)
     n_syn = min(len(x), 4 * len(xr))
@@ -476,12 +480,10 @@ def stage_classifier(plan: TrainPlan, real_npz: Path | None) -> Path:
     rep = max(1, n_syn // max(1, len(xr)))
     xm = np.concatenate([x[pick]] + [xr] * rep)
     ym = np.concatenate([y[pick]] + [yr] * rep)
-    # validate on a tenth of the real crops held back from this fine-tune (real valid stays unseen)
-    nv = max(1, len(xr) // 10)
     ckpt = plan.work / "classifier-real.pt"
     done = plan.work / "classifier-real.done"
     if not done.exists():
-        train_classifier(plan, xm, ym, np.concatenate([xv, xr[:nv]]), np.concatenate([yv, yr[:nv]]),
+        train_classifier(plan, xm, ym, np.concatenate([xv, xrv]), np.concatenate([yv, yrv]),
                          ckpt, plan.cls_real_epochs, lr=1.5e-3,
                          init=ckpt_syn.with_name(ckpt_syn.stem + "-best.pt"))
         done.write_text("ok")
