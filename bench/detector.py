@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from datasets.faces import HELD_OUT_STYLES, SHARED_DATA, face_styles  # noqa: E402
+from masta.heap import steady_heap  # noqa: E402
 from vision.detector import DEFAULT_DETECTOR, CardDetector  # noqa: E402
 from vision.evaluate import evaluate_folder  # noqa: E402
 
@@ -50,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--heldout-count", type=int, default=200)
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args(argv)
+    steady_heap(trim_every=None)  # the heap as `masta` runs it
     det = CardDetector(args.model, threads=args.threads)
     print(f"model: {args.model} (detector input {det.input_hw[1]}x{det.input_hw[0]}, "
           f"min card confidence {det.conf})")

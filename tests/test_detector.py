@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from masta.cli import main
 from referee.cards import ALL_CARD_IDS, name_to_card
-from vision.detector import DEFAULT_DETECTOR, CardDetector, Detection, IndexHit, group_indices, letterbox, nms
+from vision.detector import DEFAULT_DETECTOR, CardDetector, Detection, IndexHit, group_indices, letterbox, nms, to_blob
 from vision.evaluate import multiset_prf
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -107,6 +107,22 @@ def test_letterbox_and_nms():
     assert nms(boxes, np.array([0.9, 0.8, 0.7]), 0.5) == [0, 2]
 
 
+def test_reused_input_buffers_give_what_opencv_gives():
+    rng = np.random.default_rng(5)
+    canvas, blob = np.empty((384, 512, 3), np.uint8), np.empty((1, 3, 384, 512), np.float32)
+    frame = rng.integers(0, 255, (480, 640, 3), dtype=np.uint8)
+    # a whole 4:3 frame (no border), then a narrow region (borders) into the same buffers,
+    # then the whole frame again: nothing of the previous frame may be left
+    for img in (frame, frame[50:400, 100:260], rng.integers(0, 255, (480, 640, 3), dtype=np.uint8)):
+        fresh, r, offset = letterbox(img, (384, 512))
+        reused, r2, offset2 = letterbox(img, (384, 512), out=canvas)
+        assert reused is canvas and (r2, offset2) == (r, offset)
+        assert np.array_equal(reused, fresh)
+        want = cv2.dnn.blobFromImage(fresh, 1 / 255.0, swapRB=True)
+        assert to_blob(reused, out=blob) is blob
+        assert np.allclose(blob, want, atol=1e-6)
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["QS", "7H", "JK"]), st.floats(0, 600), st.floats(0, 400),
                           st.floats(8, 30), st.floats(0.05, 1.0)), max_size=12))
@@ -117,6 +133,22 @@ def test_grouping_keeps_one_id_per_card_and_never_invents(hits):
     assert sorted({d.card for d in cards}) == sorted({h.card for h in idx})
     for d in cards:  # each card's box covers at least one of its own indices
         assert any(h.card == d.card and d.box[0] <= h.box[0] and d.box[2] >= h.box[2] for h in idx)
+
+
+def test_reused_input_buffers_give_what_opencv_gives():
+    rng = np.random.default_rng(5)
+    canvas, blob = np.empty((384, 512, 3), np.uint8), np.empty((1, 3, 384, 512), np.float32)
+    frame = rng.integers(0, 255, (480, 640, 3), dtype=np.uint8)
+    # a whole 4:3 frame (no border), then a narrow region (borders) into the same buffers,
+    # then the whole frame again: nothing of the previous frame may be left
+    for img in (frame, frame[50:400, 100:260], rng.integers(0, 255, (480, 640, 3), dtype=np.uint8)):
+        fresh, r, offset = letterbox(img, (384, 512))
+        reused, r2, offset2 = letterbox(img, (384, 512), out=canvas)
+        assert reused is canvas and (r2, offset2) == (r, offset)
+        assert np.array_equal(reused, fresh)
+        want = cv2.dnn.blobFromImage(fresh, 1 / 255.0, swapRB=True)
+        assert to_blob(reused, out=blob) is blob
+        assert np.allclose(blob, want, atol=1e-6)
 
 
 @settings(max_examples=60, deadline=None)

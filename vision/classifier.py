@@ -10,6 +10,8 @@ Torch is only needed to train (`build_model`); inference runs the ONNX export.
 """
 from __future__ import annotations
 
+import threading
+
 import cv2
 import numpy as np
 
@@ -40,10 +42,13 @@ def crop_index(image: np.ndarray, box, size: int = CROP, margin: float = CROP_MA
     return cv2.warpAffine(image, m, (size, size), flags=interp, borderMode=cv2.BORDER_REPLICATE)
 
 
-def to_tensor_batch(crops: list[np.ndarray]) -> np.ndarray:
-    """BGR uint8 crops -> float32 NCHW RGB in [0, 1] (the classifier's input)."""
-    arr = np.stack(crops).astype(np.float32) / 255.0
-    return np.ascontiguousarray(arr[..., ::-1].transpose(0, 3, 1, 2))
+def to_tensor_batch(crops: list[np.ndarray], out: np.ndarray | None = None) -> np.ndarray:
+    """BGR uint8 crops -> float32 NCHW RGB in [0, 1] (the classifier's input), written once,
+    into the first len(crops) rows of `out` when given."""
+    arr = np.stack(crops)[..., ::-1].transpose(0, 3, 1, 2)
+    out = np.empty(arr.shape, np.float32) if out is None else out[:len(crops)]
+    np.multiply(arr, np.float32(1 / 255.0), out=out, casting="unsafe")
+    return out
 
 
 def build_model(num_classes: int = len(CLASSES)):
@@ -85,14 +90,19 @@ class IndexClassifier:
         self.session = ort.InferenceSession(str(onnx_path), session_options(threads),
                                             providers=["CPUExecutionProvider"])
         self.input = self.session.get_inputs()[0].name
+        self._batch = np.empty((MAX_BATCH, 3, CROP, CROP), np.float32)  # reused run to run
+        self._lock = threading.Lock()
 
     def classify(self, crops: list[np.ndarray]) -> list[tuple[str, float, np.ndarray]]:
         if not crops:
             return []
         # in batches of at most MAX_BATCH: ONNX Runtime keeps the memory of the largest batch
         # it has ever run, so one frame full of false hits would raise the floor for good
-        logits = np.concatenate([self.session.run(None, {self.input: to_tensor_batch(crops[k:k + MAX_BATCH])})[0]
-                                 for k in range(0, len(crops), MAX_BATCH)])
+        buf = self._batch if all(c.shape == (CROP, CROP, 3) for c in crops) else None
+        with self._lock:
+            logits = np.concatenate([
+                self.session.run(None, {self.input: to_tensor_batch(crops[k:k + MAX_BATCH], buf)})[0]
+                for k in range(0, len(crops), MAX_BATCH)])
         e = np.exp(logits - logits.max(1, keepdims=True))
         p = e / e.sum(1, keepdims=True)
         out = []
