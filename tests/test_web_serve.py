@@ -190,3 +190,49 @@ def test_demo_table_comes_from_the_videos_truth_log(tmp_path):
     assert demo_setup(log) == {"type": "setup", "players": ["Ann", "Bob", "Cy"], "dealer": "Cy",
                                "preset": "fr", "decks": 1}
     assert demo_setup(None)["players"]
+
+
+def _held_by_output_buffers(server) -> int:
+    """Bytes held by the in-memory output buffers of the server's open connections."""
+    import io
+    total = 0
+    for ch in list(server._map.values()):
+        for ob in list(getattr(ch, "outbufs", [])):
+            f = getattr(getattr(ob, "buf", None), "file", None)
+            if isinstance(f, io.BytesIO):
+                total += len(f.getvalue())
+            total += len(getattr(ob, "strbuf", b""))
+    return total
+
+
+def test_a_long_open_stream_does_not_keep_what_it_already_sent(tmp_path):
+    import threading
+
+    app = create_app(Config(data_dir=tmp_path, token="tok"))
+    broadcaster = app.extensions["masta.broadcaster"]
+    with BackgroundServer(app, threads=4) as srv:
+        c = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10)
+        c.request("GET", "/stream")
+        resp = c.getresponse()
+        got = []
+
+        def read() -> None:
+            while len(got) < 600:
+                line = resp.fp.readline()
+                if not line:
+                    return
+                if line.startswith(b"data: ") and b'"pad"' in line:
+                    got.append(len(line))
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        deadline = time.time() + 5
+        while broadcaster.clients < 1 and time.time() < deadline:
+            time.sleep(0.01)
+        for k in range(600):  # 600 updates of 10 kB (over waitress's 8 kB string buffer): 6 MB through one stream
+            broadcaster.publish("update", {"n": k, "pad": "x" * 10000})
+            while len(got) < k - 100:  # a page that keeps up
+                time.sleep(0.001)
+        reader.join(timeout=20)
+        assert len(got) == 600, "the page missed updates"
+        held = _held_by_output_buffers(srv.server)
+        assert held < 600_000, f"{held} bytes already sent are still held for one stream"

@@ -13,7 +13,17 @@ def make_server(app, host: str = "127.0.0.1", port: int = 8000, threads: int = 6
     """
     return create_server(app, host=host, port=port, threads=threads,
                          channel_timeout=3600, connection_limit=1000, ident="masta",
-                         clear_untrusted_proxy_headers=True)
+                         clear_untrusted_proxy_headers=True,
+                         outbuf_high_watermark=OUTBUF_ROTATE)
+
+
+#: Waitress keeps every byte a connection has sent in its output buffer (an in-memory file
+#: that is read forward, never shrunk) until the buffer reaches `outbuf_high_watermark`
+#: and is replaced: 16 MB by default. A page's event stream stays open all evening, so each
+#: one slowly held up to 16 MB (the soak's memory growth, docs/reliability.md). Rotating
+#: every 256 kB bounds that; it is also how far a slow phone may fall behind before its
+#: stream's thread waits for it.
+OUTBUF_ROTATE = 256 * 1024
 
 
 class BackgroundServer:
