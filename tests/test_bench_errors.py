@@ -1,0 +1,33 @@
+"""bench/detector_errors.py: how each miss and each false card is classified."""
+import importlib.util
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+spec = importlib.util.spec_from_file_location("detector_errors", ROOT / "bench" / "detector_errors.py")
+errors = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(errors)
+
+
+def test_false_cards_are_named_by_the_card_under_them():
+    assert errors.kind_of_false("7S", ["7C", "QH"]) == "wrong suit"
+    assert errors.kind_of_false("6H", ["9H"]) == "6 and 9 swapped"
+    assert errors.kind_of_false("9D", ["6C"]) == "6 and 9 swapped"
+    assert errors.kind_of_false("JH", ["5C"]) == "another card"
+    assert errors.kind_of_false("10S", []) == "outside every card"
+    assert errors.kind_of_false("10S", ["10C"]) == "wrong suit"
+
+
+def test_a_blank_photo_misses_its_labelled_card(tmp_path, capsys):
+    (tmp_path / "valid" / "images").mkdir(parents=True)
+    (tmp_path / "valid" / "labels").mkdir()
+    (tmp_path / "data.yaml").write_text("names: ['queen of spades']\nval: valid/images\n")
+    cv2.imwrite(str(tmp_path / "valid" / "images" / "a.jpg"), np.full((480, 640, 3), 90, np.uint8))
+    (tmp_path / "valid" / "labels" / "a.txt").write_text("0 0.5 0.5 0.2 0.3\n")
+    assert errors.main(["--data", str(tmp_path), "--list"]) == 0
+    out = capsys.readouterr().out
+    assert "a.jpg: missed QS (not found)" in out
+    assert "1 labelled cards, 0 found; missed 1: not found 1" in out
+    assert errors.main(["--data", str(tmp_path / "nowhere")]) == 2
