@@ -5,7 +5,8 @@ mmap and returns it on free, but each such free raises the threshold (up to 32 M
 next frames come from the heap instead, where the small, long-lived allocations of the web
 server's threads land between them and the freed space can no longer be returned. Each of
 those threads also gets its own arena, whose free pages glibc only gives back when asked.
-Over a 2-hour soak (docs/reliability.md) the server grew 265 -> 384 MB that way. So:
+Over a 2-hour soak (docs/reliability.md) the server grew 265 -> 384 MB, partly that way
+(the rest was waitress keeping what event streams had sent: web/server.py). So:
 pin the mmap threshold at glibc's own default (which also stops the trim threshold from
 drifting up), and ask glibc every minute to give back what is free in every arena.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import threading
+import time
 
 M_MMAP_THRESHOLD = -3
 MMAP_THRESHOLD = 128 * 1024  # glibc's default, kept fixed instead of drifting up
@@ -42,7 +44,7 @@ def trim() -> bool:
 
 def _trim_forever(libc, every: float) -> None:
     while True:
-        threading.Event().wait(every)
+        time.sleep(every)
         libc.malloc_trim(0)
 
 

@@ -67,7 +67,9 @@ def letterbox(img: np.ndarray, shape: tuple[int, int],
     if out is None:
         out = np.empty((shape[0], shape[1], 3), np.uint8)
     if (nw, nh) == (shape[1], shape[0]):  # a 4:3 frame into a 4:3 input: no border
-        cv2.resize(img, (nw, nh), dst=out, interpolation=interp)
+        resized = cv2.resize(img, (nw, nh), dst=out, interpolation=interp)
+        if resized is not out:  # OpenCV made its own (another pixel type): copy it in
+            out[:] = resized
     else:
         out[:] = 114
         out[top:top + nh, left:left + nw] = cv2.resize(img, (nw, nh), interpolation=interp)
