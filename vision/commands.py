@@ -102,7 +102,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--hours", type=float, default=None, help="detector time budget (overrides --epochs)")
     p.add_argument("--batch", type=int, default=16)
     p.add_argument("--cls-epochs", type=int, default=8, help="classifier epochs on synthetic crops")
-    p.add_argument("--cls-real-epochs", type=int, default=10,
+    p.add_argument("--cls-real-epochs", type=int, default=30,
                    help="classifier fine-tune epochs once the real crops are added")
     p.add_argument("--realdet-hours", type=float, default=0.25,
                    help="time budget of the detector's fine-tune on real photos (0: epochs)")

@@ -58,7 +58,7 @@ class TrainPlan:
     cls_epochs: int = 8
     cls_batch: int = 128
     cls_samples: int = 16000  # crops drawn per classifier epoch (a CPU budget)
-    cls_real_epochs: int = 10  # fine-tune epochs once the real crops are added
+    cls_real_epochs: int = 30  # fine-tune epochs once the real crops are added
     real_dir: Path = REAL_DIR
     export_imgsz: tuple[int, int] = (384, 512)  # height, width (a 4:3 frame)
     det_int8: bool = False  # export the detector int8 (QDQ): faster on a CPU, figures within 0.005
