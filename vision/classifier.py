@@ -42,13 +42,21 @@ def crop_index(image: np.ndarray, box, size: int = CROP, margin: float = CROP_MA
     return cv2.warpAffine(image, m, (size, size), flags=interp, borderMode=cv2.BORDER_REPLICATE)
 
 
-def to_tensor_batch(crops: list[np.ndarray], out: np.ndarray | None = None) -> np.ndarray:
-    """BGR uint8 crops -> float32 NCHW RGB in [0, 1] (the classifier's input), written once,
-    into the first len(crops) rows of `out` when given."""
-    arr = np.stack(crops)[..., ::-1].transpose(0, 3, 1, 2)
-    out = np.empty(arr.shape, np.float32) if out is None else out[:len(crops)]
+def to_nchw(images: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """BGR uint8 N x h x w x 3 -> float32 N x 3 x h x w RGB in [0, 1], written once, into
+    `out` when given (both models' input; a buffer reused from frame to frame saves a new
+    allocation and its page faults each time)."""
+    arr = images[..., ::-1].transpose(0, 3, 1, 2)
+    if out is None:
+        out = np.empty(arr.shape, np.float32)
     np.multiply(arr, np.float32(1 / 255.0), out=out, casting="unsafe")
     return out
+
+
+def to_tensor_batch(crops: list[np.ndarray], out: np.ndarray | None = None) -> np.ndarray:
+    """BGR uint8 crops -> the classifier's input, into the first len(crops) rows of `out`
+    when given."""
+    return to_nchw(np.stack(crops), None if out is None else out[:len(crops)])
 
 
 def build_model(num_classes: int = len(CLASSES)):
