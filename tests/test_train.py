@@ -48,3 +48,51 @@ def test_quick_training_run_produces_models_the_detector_can_load(tmp_path):
     assert again.returncode == 0, again.stderr[-2000:]
     assert "detector already trained" in again.stdout
     assert "synthetic crops already made" in again.stdout
+
+
+def _sharp_crop() -> np.ndarray:
+    """An 80 px stored crop with a crisp black-on-white checker (all high frequency)."""
+    yy, xx = np.mgrid[0:80, 0:80]
+    img = np.where(((yy // 4) + (xx // 4)) % 2 == 0, 255, 0).astype(np.uint8)
+    return np.repeat(img[:, :, None], 3, axis=2)
+
+
+def test_low_resolution_augmentation_blurs_the_crop_like_a_distant_camera():
+    from vision.train import _augment
+
+    crop = _sharp_crop()
+    sharp = [cv2_laplacian_var(_augment(np.random.default_rng(s), crop, 0.0)) for s in range(40)]
+    small = [cv2_laplacian_var(_augment(np.random.default_rng(s), crop, 1.0)) for s in range(40)]
+    out = _augment(np.random.default_rng(0), crop, 1.0)
+    assert out.shape == (64, 64, 3) and out.dtype == np.uint8
+    # shrunk to 12-40 px and scaled back, a 4 px checker cannot keep its edges
+    assert np.median(small) < 0.5 * np.median(sharp)
+
+
+def test_augmentation_is_reproducible_from_its_seed():
+    from vision.train import _augment
+
+    crop = _sharp_crop()
+    a, b = np.random.default_rng(7), np.random.default_rng(7)
+    assert np.array_equal(_augment(a, crop, 0.5), _augment(b, crop, 0.5))
+    assert a.random() == b.random()  # and leaves the stream where the other run left it
+    assert not np.array_equal(_augment(np.random.default_rng(7), crop, 0.0),
+                              _augment(np.random.default_rng(7), crop, 1.0))
+
+
+def cv2_laplacian_var(img: np.ndarray) -> float:
+    import cv2
+    return float(cv2.Laplacian(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), cv2.CV_64F).var())
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--cls-from", "no/such/weights.pt"], "--cls-from no/such/weights.pt: no such weights file"),
+    (["--cls-lowres", "1.5"], "--cls-lowres 1.5: give a share in [0, 1]"),
+])
+def test_train_refuses_bad_classifier_options_before_doing_anything(tmp_path, args, says):
+    run = subprocess.run([sys.executable, "-m", "masta", "train", "--work", str(tmp_path / "w"),
+                          "--data", str(tmp_path / "d"), *args],
+                         cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2
+    assert says in run.stderr
+    assert not (tmp_path / "w").exists() and not (tmp_path / "d").exists()

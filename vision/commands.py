@@ -37,7 +37,13 @@ def cmd_train(args: argparse.Namespace) -> int:
                      export_imgsz=_size(args.export_size),
                      det_from=Path(args.detector_from) if args.detector_from else None,
                      det_fraction=args.det_fraction, run_tag=args.run_tag,
-                     det_int8=args.int8_detector)
+                     det_int8=args.int8_detector, cls_lowres=args.cls_lowres, cls_lr=args.cls_lr,
+                     cls_from=Path(args.cls_from) if args.cls_from else None)
+    if plan.cls_from is not None and not plan.cls_from.is_file():
+        raise ValueError(f"--cls-from {plan.cls_from}: no such weights file (give a classifier "
+                         f"checkpoint such as runs/train/classifier-real-best.pt)")
+    if not 0 <= plan.cls_lowres <= 1:
+        raise ValueError(f"--cls-lowres {plan.cls_lowres}: give a share in [0, 1]")
     if not 0 < plan.det_fraction <= 1:
         raise ValueError(f"--det-fraction {plan.det_fraction}: give a share in (0, 1]")
     if args.quick:  # a smoke run: a few tiny images, one epoch each
@@ -104,6 +110,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--cls-epochs", type=int, default=8, help="classifier epochs on synthetic crops")
     p.add_argument("--cls-real-epochs", type=int, default=30,
                    help="classifier fine-tune epochs once the real crops are added")
+    p.add_argument("--cls-lowres", type=float, default=0.0,
+                   help="share of classifier training crops shrunk to a 12-40 px index and scaled "
+                   "back up (small cards in a table video); 0: none")
+    p.add_argument("--cls-from", default=None, help="start the classifier's real fine-tune from "
+                   "these weights (e.g. runs/train5/classifier-real-best.pt) instead of the "
+                   "synthetic stage's; that stage is then not trained")
+    p.add_argument("--cls-lr", type=float, default=1.5e-3,
+                   help="peak learning rate of the classifier's real fine-tune (one-cycle)")
     p.add_argument("--realdet-hours", type=float, default=0.25,
                    help="time budget of the detector's fine-tune on real photos (0: epochs)")
     p.add_argument("--detector-from", default=None, help="fine-tune the detector from these "

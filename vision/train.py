@@ -59,6 +59,9 @@ class TrainPlan:
     cls_batch: int = 128
     cls_samples: int = 16000  # crops drawn per classifier epoch (a CPU budget)
     cls_real_epochs: int = 30  # fine-tune epochs once the real crops are added
+    cls_lowres: float = 0.0  # share of classifier training crops seen shrunk to 12-40 px
+    cls_from: Path | None = None  # start the real fine-tune from these weights (not the synthetic stage's)
+    cls_lr: float = 1.5e-3  # the real fine-tune's peak rate
     real_dir: Path = REAL_DIR
     export_imgsz: tuple[int, int] = (384, 512)  # height, width (a 4:3 frame)
     det_int8: bool = False  # export the detector int8 (QDQ): faster on a CPU, figures within 0.005
@@ -361,8 +364,11 @@ def stage_realdet(plan: TrainPlan, detector_pt: Path) -> Path:
 
 
 # --------------------------------------------------------------------------- 5 classifier
-def _augment(rng: np.random.Generator, crop80: np.ndarray) -> np.ndarray:
-    """A jittered 64 px crop of a stored 80 px crop: shift, scale, rotation, colour, blur."""
+def _augment(rng: np.random.Generator, crop80: np.ndarray, lowres: float = 0.0) -> np.ndarray:
+    """A jittered 64 px crop of a stored 80 px crop: shift, scale, rotation, colour, blur;
+    with probability `lowres`, seen through a camera far away: shrunk to a 12-40 px index
+    crop (noise and JPEG at that size) and scaled back up, as `crop_index` upsamples the
+    ~12 px indices of a 640x480 table video."""
     ang = rng.uniform(-180, 180) if rng.random() < 0.5 else float(rng.choice([0, 90, 180, 270]))
     sc = rng.uniform(0.85, 1.2)
     m = cv2.getRotationMatrix2D((40 + rng.normal(0, 3), 40 + rng.normal(0, 3)), ang, sc)
@@ -372,12 +378,22 @@ def _augment(rng: np.random.Generator, crop80: np.ndarray) -> np.ndarray:
     out = out * rng.uniform(0.85, 1.15, 3)[None, None, :]
     if rng.random() < 0.3:
         out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.4, 1.2))
+    small = lowres > 0 and rng.random() < lowres  # no draw at all without it: old runs replay
+    if small:
+        side = int(rng.integers(12, 41))
+        out = cv2.resize(out, (side, side), interpolation=cv2.INTER_AREA)
     if rng.random() < 0.5:
         out += rng.normal(0, rng.uniform(2, 10), out.shape)
     if rng.random() < 0.15:
         out = cv2.cvtColor(cv2.cvtColor(np.clip(out, 0, 255).astype(np.uint8), cv2.COLOR_BGR2GRAY),
                            cv2.COLOR_GRAY2BGR).astype(np.float32)
-    return np.clip(out, 0, 255).astype(np.uint8)
+    out = np.clip(out, 0, 255).astype(np.uint8)
+    if small:
+        if rng.random() < 0.5:
+            ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(35, 91))])
+            out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        out = cv2.resize(out, (CROP, CROP), interpolation=cv2.INTER_LINEAR)
+    return out
 
 
 def _centre(crop80: np.ndarray) -> np.ndarray:
@@ -419,7 +435,7 @@ def train_classifier(plan: TrainPlan, x: np.ndarray, y: np.ndarray, xv: np.ndarr
         t0, seen, loss_sum = time.time(), 0, 0.0
         for k in range(steps):
             idx = order[k * plan.cls_batch:(k + 1) * plan.cls_batch]
-            xb = torch.from_numpy(to_tensor_batch([_augment(rng, x[i]) for i in idx])).to(dev)
+            xb = torch.from_numpy(to_tensor_batch([_augment(rng, x[i], plan.cls_lowres) for i in idx])).to(dev)
             yb = torch.from_numpy(y[idx]).to(dev)
             loss = F.cross_entropy(model(xb), yb, label_smoothing=0.05)
             opt.zero_grad()
@@ -460,15 +476,15 @@ def stage_classifier(plan: TrainPlan, real_npz: Path | None) -> Path:
     x, y, xv, yv = syn["x"], syn["y"], syn["xv"], syn["yv"]
     ckpt_syn = plan.work / "classifier-synth.pt"
     done_syn = plan.work / "classifier-synth.done"
-    if not done_syn.exists():
+    if not done_syn.exists() and plan.cls_from is None:
         train_classifier(plan, x, y, xv, yv, ckpt_syn, plan.cls_epochs)
         done_syn.write_text("ok")
     if real_npz is None:
-        return ckpt_syn.with_name(ckpt_syn.stem + "-best.pt")
+        return plan.cls_from or ckpt_syn.with_name(ckpt_syn.stem + "-best.pt")
     real = np.load(real_npz)
     xr, yr = real["x"], real["y"]
     if len(xr) == 0:
-        return ckpt_syn.with_name(ckpt_syn.stem + "-best.pt")
+        return plan.cls_from or ckpt_syn.with_name(ckpt_syn.stem + "-best.pt")
     # validate on the first tenth of the real crops (the first photos, as crops are stored in
     # photo order), held back from this fine-tune; the real `valid` split stays unseen
     nv = max(1, len(xr) // 10)
@@ -484,8 +500,8 @@ def stage_classifier(plan: TrainPlan, real_npz: Path | None) -> Path:
     done = plan.work / "classifier-real.done"
     if not done.exists():
         train_classifier(plan, xm, ym, np.concatenate([xv, xrv]), np.concatenate([yv, yrv]),
-                         ckpt, plan.cls_real_epochs, lr=1.5e-3,
-                         init=ckpt_syn.with_name(ckpt_syn.stem + "-best.pt"))
+                         ckpt, plan.cls_real_epochs, lr=plan.cls_lr,
+                         init=plan.cls_from or ckpt_syn.with_name(ckpt_syn.stem + "-best.pt"))
         done.write_text("ok")
     return ckpt.with_name(ckpt.stem + "-best.pt")
 
