@@ -2,6 +2,7 @@
 each card found that is not there (and what it was taken from).
 
     .venv/bin/python bench/detector_errors.py [--model models/card_index_detector.onnx] [--split valid]
+    .venv/bin/python bench/detector_errors.py --videos data/bench-videos   # the game videos
 
 Reads a YOLO folder with whole-card boxes (default: the real photos' `valid` split, never
 trained on). A missed card is one of: an index inside its box read as that card but under
@@ -52,18 +53,34 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", default=str(DEFAULT_DETECTOR))
     ap.add_argument("--decks", type=int, default=1, help="copies of each card (0 = no limit)")
     ap.add_argument("--list", action="store_true", help="print every error, not only the counts")
+    ap.add_argument("--videos", default=None, help="game videos (bench/pipeline.py's) instead of "
+                    "photos: the pot's readable cards half a second after each play")
+    ap.add_argument("--count", type=int, default=10, help="videos to read with --videos")
     args = ap.parse_args(argv)
     data = Path(args.data)
-    if not (data / args.split / "images").is_dir():
+    if args.videos:
+        if not any(Path(args.videos).glob("*.truth.jsonl")):
+            print(f"no game videos (*.truth.jsonl) in {args.videos}: render them with "
+                  f"bench/pipeline.py --render-only", file=sys.stderr)
+            return 2
+    elif not (data / args.split / "images").is_dir():
         print(f"no {data / args.split / 'images'}: nothing to measure", file=sys.stderr)
         return 2
-    names = [name_to_card(n) for n in read_yolo_names(data / "data.yaml")]
     det = CardDetector(args.model, decks=args.decks or None)
-    missed, false, pairs = collections.Counter(), collections.Counter(), collections.Counter()
-    found_ok = labelled = 0
-    for ip in sorted((data / args.split / "images").glob("*.jpg")):
+    tally = Tally(det, args.list)
+    cases = video_cases(Path(args.videos), args.count) if args.videos else photo_cases(data, args.split)
+    for name, img, truth, roi in cases:
+        tally.add(name, img, truth, roi)
+    tally.report()
+    return 0
+
+
+def photo_cases(data: Path, split: str):
+    """(name, image, [(card, box)], roi) for each labelled photo of a YOLO folder."""
+    names = [name_to_card(n) for n in read_yolo_names(data / "data.yaml")]
+    for ip in sorted((data / split / "images").glob("*.jpg")):
         img = cv2.imread(str(ip))
-        lp = data / args.split / "labels" / (ip.stem + ".txt")
+        lp = data / split / "labels" / (ip.stem + ".txt")
         if img is None or not lp.exists():
             continue
         h, w = img.shape[:2]
@@ -73,35 +90,83 @@ def main(argv: list[str] | None = None) -> int:
             if len(p) == 5:
                 c, cx, cy, bw, bh = int(p[0]), *map(float, p[1:])
                 truth.append((names[c], ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)))
-        hits = det.read_indices(img)
+        yield ip.name, img, truth, None
+
+
+def video_cases(folder: Path, count: int, after: float = 0.5, min_visible: float = 0.6):
+    """The settled frame `after` seconds past each play of the game videos in `folder`, with
+    the pot's cards whose best index is at least `min_visible` uncovered, read in the pot's
+    region (as the pipeline reads it)."""
+    from datasets.game_video import read_frames_truth, read_truth
+
+    for tp in sorted(folder.glob("*.truth.jsonl"))[:count]:
+        stem = tp.name[:-len(".truth.jsonl")]
+        truth = read_truth(tp)
+        frames = read_frames_truth(folder / f"{stem}.frames.jsonl.gz")
+        fps, (w, h) = truth.meta["fps"], truth.meta["size"]
+        cx, cy = truth.meta["pot_center"]
+        r = 2.0 * truth.meta["card_height"]
+        roi = (max(0.0, cx - r), max(0.0, cy - r), min(float(w), cx + r), min(float(h), cy + r))
+        cap = cv2.VideoCapture(str(folder / f"{stem}.mp4"))
+        for ev in truth.events:
+            if ev.get("type") != "cards_played":
+                continue
+            i = int(round((ev["t_rest"] + after) * fps))
+            if i >= len(frames):
+                continue
+            cap.set(cv2.CAP_PROP_POS_FRAMES, i)
+            ok, img = cap.read()
+            if not ok:
+                continue
+            pot = [(c[0], tuple(c[1:5])) for c in frames[i] if c[6] == "pot" and c[5] >= min_visible]
+            yield f"{stem}@{ev['t_rest']:.2f}", img, pot, roi
+        cap.release()
+
+
+class Tally:
+    """Counts each labelled card found or missed (and how), each false card (and what it was
+    taken from)."""
+
+    def __init__(self, det: CardDetector, listing: bool):
+        self.det, self.listing = det, listing
+        self.missed, self.false, self.pairs = collections.Counter(), collections.Counter(), collections.Counter()
+        self.found_ok = self.labelled = 0
+
+    def add(self, name: str, img, truth: list, roi=None) -> None:
+        det = self.det
+        hits = det.read_indices(img, roi)
         cards = [c for c in group_indices(hits, copies=det.decks) if c.conf >= det.conf]
-        found = {c.card for c in cards}
-        labelled += len(truth)
+        found = collections.Counter(c.card for c in cards)
+        self.labelled += len(truth)
         for card, box in truth:
-            if card in found:
-                found_ok += 1
+            if found[card] > 0:
+                found[card] -= 1
+                self.found_ok += 1
                 continue
             here = [hh for hh in hits if inside(box, *centre(hh.box))]
             why = ("not found" if not here else "under threshold" if any(hh.card == card for hh in here)
                    else "read as other")
-            missed[why] += 1
-            if args.list:
-                print(f"{ip.name}: missed {card} ({why})")
+            self.missed[why] += 1
+            if self.listing:
+                print(f"{name}: missed {card} ({why})")
         for c in cards:
             if any(t == c.card for t, _ in truth):
                 continue
             truth_here = [t for t, b in truth if inside(b, *centre(c.box))]
             kind = kind_of_false(c.card, truth_here)
-            false[kind] += 1
+            self.false[kind] += 1
             for t in truth_here:
-                pairs[f"{t} read as {c.card}"] += 1
-            if args.list:
-                print(f"{ip.name}: false {c.card} conf {c.conf:.2f} ({kind}; in the box of {', '.join(truth_here) or 'none'})")
-    print(f"{labelled} labelled cards, {found_ok} found; missed {sum(missed.values())}: "
-          + ", ".join(f"{k} {v}" for k, v in missed.most_common()))
-    print(f"false cards {sum(false.values())}: " + ", ".join(f"{k} {v}" for k, v in false.most_common()))
-    print("most frequent: " + ", ".join(f"{k} x{v}" for k, v in pairs.most_common(8)))
-    return 0
+                self.pairs[f"{t} read as {c.card}"] += 1
+            if self.listing:
+                print(f"{name}: false {c.card} conf {c.conf:.2f} ({kind}; in the box of {', '.join(truth_here) or 'none'})")
+
+    def report(self) -> None:
+        missed, false, pairs = self.missed, self.false, self.pairs
+        labelled, found_ok = self.labelled, self.found_ok
+        print(f"{labelled} labelled cards, {found_ok} found; missed {sum(missed.values())}: "
+              + ", ".join(f"{k} {v}" for k, v in missed.most_common()))
+        print(f"false cards {sum(false.values())}: " + ", ".join(f"{k} {v}" for k, v in false.most_common()))
+        print("most frequent: " + ", ".join(f"{k} x{v}" for k, v in pairs.most_common(8)))
 
 
 if __name__ == "__main__":

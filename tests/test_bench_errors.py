@@ -31,3 +31,23 @@ def test_a_blank_photo_misses_its_labelled_card(tmp_path, capsys):
     assert "a.jpg: missed QS (not found)" in out
     assert "1 labelled cards, 0 found; missed 1: not found 1" in out
     assert errors.main(["--data", str(tmp_path / "nowhere")]) == 2
+
+
+def test_game_video_cases_hold_each_play_on_the_pot_and_are_tallied(tmp_path, capsys):
+    from datasets.game_video import GameRenderer, VideoSpec, read_truth
+
+    r = GameRenderer(VideoSpec(seed=5, players=["Ann", "Bob"], faces="drawn-01", max_actions=6))
+    paths = r.render(tmp_path / "g.mp4")
+    plays = [e for e in read_truth(paths["truth"]).events if e.get("type") == "cards_played"]
+    cases = list(errors.video_cases(tmp_path, count=1))
+    assert plays and len(cases) == len(plays)
+    for (name, img, truth, roi), play in zip(cases, plays):
+        assert img.shape == (480, 640, 3)
+        on_pot = [c for c, _ in truth]
+        assert all(c in on_pot for c in play["cards"]), (name, play["cards"], on_pot)
+        assert 0 <= roi[0] < roi[2] <= 640 and 0 <= roi[1] < roi[3] <= 480
+    assert errors.main(["--videos", str(tmp_path), "--count", "1"]) == 0
+    out = capsys.readouterr().out
+    labelled = sum(len(t) for _, _, t, _ in cases)
+    assert f"{labelled} labelled cards, " in out
+    assert errors.main(["--videos", str(tmp_path / "none")]) == 2
