@@ -412,6 +412,10 @@ class GameRenderer:
         self.pot: list[CardObj] = []
         self.burned = 0
         self.frames_truth: list[dict] = []
+        #: per frame, each corner index at least 60% in view: [card, x0, y0, x1, y1, visible]
+        #: (kept only when `keep_indices`: classifier crops cut from the video itself)
+        self.keep_indices = False
+        self.frames_indices: list[list[list]] = []
         self.events: list[dict] = []
         self.frame_index = 0
         # effects state
@@ -593,7 +597,7 @@ class GameRenderer:
 
     def _truth(self, objs: list[CardObj], label: np.ndarray, S: np.ndarray) -> list[list]:
         H, W = label.shape
-        out = []
+        out, indices = [], []
         for o in objs:
             if not o.face_up or not o.card:
                 continue
@@ -606,7 +610,16 @@ class GameRenderer:
                 inside = (xs >= 0) & (xs < W) & (ys >= 0) & (ys < H)
                 hits = np.zeros(len(xs), bool)
                 hits[inside] = label[ys[inside], xs[inside]] == o.oid
-                best = max(best, float(hits.mean()))
+                vis = float(hits.mean())
+                best = max(best, vis)
+                if self.keep_indices and vis >= 0.6:
+                    # the 3x3 sample points span the middle 60% of the index box
+                    f = corner @ S[:, :2].T + S[:, 2]
+                    c, half = (f.min(0) + f.max(0)) / 2, (f.max(0) - f.min(0)) / 2 / 0.6
+                    b = [float(np.clip(c[0] - half[0], 0, W)), float(np.clip(c[1] - half[1], 0, H)),
+                         float(np.clip(c[0] + half[0], 0, W)), float(np.clip(c[1] + half[1], 0, H))]
+                    if b[2] - b[0] >= 3 and b[3] - b[1] >= 3:
+                        indices.append([o.card, *(round(v, 1) for v in b), round(vis, 2)])
             c = self._corners(M)
             c = np.hstack([c, np.ones((4, 1), np.float32)]) @ S.T
             x0, y0 = float(np.clip(c[:, 0].min(), 0, W)), float(np.clip(c[:, 1].min(), 0, H))
@@ -614,6 +627,8 @@ class GameRenderer:
             if x1 - x0 < 2 or y1 - y0 < 2:
                 continue
             out.append([o.card, round(x0, 1), round(y0, 1), round(x1, 1), round(y1, 1), round(best, 2), o.where])
+        if self.keep_indices:
+            self.frames_indices.append(indices)
         return out
 
     # -- animation -------------------------------------------------------------------------
@@ -819,6 +834,12 @@ class GameRenderer:
                 for rec in self.frames_truth:
                     fh.write(json.dumps(rec, separators=(",", ":")) + "\n")
             out["frames"] = fpath
+        if self.keep_indices:
+            ipath = Path(f"{stem}.indices.jsonl.gz")
+            with gzip.open(ipath, "wt") as fh:
+                for i, rec in enumerate(self.frames_indices):
+                    fh.write(json.dumps({"i": i, "x": rec}, separators=(",", ":")) + "\n")
+            out["indices"] = ipath
         return out
 
 

@@ -132,3 +132,37 @@ def test_cli_renders_a_clip_and_rejects_bad_options(tmp_path, capsys):
     assert main(["data", "game-video", "--players", "Ann", "--out", str(tmp_path)]) == 2
     assert "2 to 5 names" in capsys.readouterr().err
     assert main(["data", "game-video", "--faces", "no-such-deck", "--out", str(tmp_path), "--quiet"]) == 2
+
+
+def test_index_boxes_lie_on_their_cards_and_crops_come_from_them(tmp_path):
+    from datasets.faces import training_styles
+    from vision.classifier import CLASSES
+    from vision.train import TrainPlan, stage_videocrops
+
+    plan = TrainPlan(work=tmp_path / "work", data=tmp_path / "data", video_count=2, video_actions=4)
+    plan.work.mkdir()
+    out = stage_videocrops(plan)
+    folder = plan.data / "train-videos-s1"
+    videos = sorted(folder.glob("*.mp4"))
+    assert len(videos) == 2
+    # every index box lies inside the box of a visible card of that id in the same frame
+    r = GameRenderer(VideoSpec(seed=7100, faces=training_styles()[0], table="wood", players=["Ann", "Bob"],
+                               max_actions=4))
+    r.keep_indices = True
+    list(r.frames())
+    assert len(r.frames_indices) == len(r.frames_truth) > 0
+    checked = 0
+    for truth, idx in zip(r.frames_truth, r.frames_indices):
+        cards = truth["c"]
+        for card, x0, y0, x1, y1, vis in idx:
+            assert vis >= 0.6
+            assert any(c[0] == card and c[1] - 1 <= x0 and c[2] - 1 <= y0 and x1 <= c[3] + 1 and y1 <= c[4] + 1
+                       for c in cards), (truth["i"], card)
+            checked += 1
+    assert checked > 100
+    # the crops: 80 px, labelled with cards of the game or `none`; the last video validates
+    z = np.load(out)
+    assert z["x"].shape[1:] == (80, 80, 3) and len(z["x"]) == len(z["y"]) > 0 and len(z["xv"]) > 0
+    names = {CLASSES[k] for k in np.concatenate([z["y"], z["yv"]])}
+    assert "none" in names and len(names) > 5
+    assert stage_videocrops(plan) == out  # made once, found the second time

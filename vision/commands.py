@@ -38,7 +38,8 @@ def cmd_train(args: argparse.Namespace) -> int:
                      det_from=Path(args.detector_from) if args.detector_from else None,
                      det_fraction=args.det_fraction, run_tag=args.run_tag,
                      det_int8=args.int8_detector, cls_lowres=args.cls_lowres, cls_lr=args.cls_lr,
-                     cls_from=Path(args.cls_from) if args.cls_from else None)
+                     cls_from=Path(args.cls_from) if args.cls_from else None,
+                     video_count=args.video_count, video_actions=args.video_actions)
     if plan.cls_from is not None and not plan.cls_from.is_file():
         raise ValueError(f"--cls-from {plan.cls_from}: no such weights file (give a classifier "
                          f"checkpoint such as runs/train/classifier-real-best.pt)")
@@ -118,6 +119,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "synthetic stage's; that stage is then not trained")
     p.add_argument("--cls-lr", type=float, default=1.5e-3,
                    help="peak learning rate of the classifier's real fine-tune (one-cycle)")
+    p.add_argument("--video-count", type=int, default=0,
+                   help="stage videocrops: render this many short game videos in the training deck "
+                   "styles and add their index crops to the classifier's real fine-tune (0: none)")
+    p.add_argument("--video-actions", type=int, default=40, help="plays, burns and pick-ups per such video")
     p.add_argument("--realdet-hours", type=float, default=0.25,
                    help="time budget of the detector's fine-tune on real photos (0: epochs)")
     p.add_argument("--detector-from", default=None, help="fine-tune the detector from these "
@@ -129,7 +134,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--threads", type=int, default=2, help="torch CPU threads")
     p.add_argument("--stages", default=None, help="comma list of stages to run "
-                   "(synth,detector,crops,real,realdet,classifier,export)")
+                   "(synth,detector,crops,real,realdet,videocrops,classifier,export)")
     p.add_argument("--export-size", default="384x512",
                    help="detector ONNX input HxW (default 384x512: a 640x480 frame scaled by 0.8)")
     p.add_argument("--int8-detector", action="store_true",

@@ -62,12 +62,15 @@ class TrainPlan:
     cls_lowres: float = 0.0  # share of classifier training crops seen shrunk to 12-40 px
     cls_from: Path | None = None  # start the real fine-tune from these weights (not the synthetic stage's)
     cls_lr: float = 1.5e-3  # the real fine-tune's peak rate
+    video_count: int = 0  # training-style game videos rendered for classifier crops (stage videocrops)
+    video_actions: int = 40  # plays, burns and pick-ups per such video
     real_dir: Path = REAL_DIR
     export_imgsz: tuple[int, int] = (384, 512)  # height, width (a 4:3 frame)
     det_int8: bool = False  # export the detector int8 (QDQ): faster on a CPU, figures within 0.005
     workers: int = 2
     threads: int = 2
-    stages: tuple[str, ...] = ("synth", "detector", "crops", "real", "realdet", "classifier", "export")
+    stages: tuple[str, ...] = ("synth", "detector", "crops", "real", "realdet", "videocrops", "classifier",
+                               "export")
     log: list[str] = field(default_factory=list)
 
     @property
@@ -230,6 +233,89 @@ def stage_crops(plan: TrainPlan) -> Path:
     xv, yv = synth_crops(plan.synth_dir, "val", plan.seed + 1)
     np.savez(out, x=x, y=y, xv=xv, yv=yv)
     _say(f"synthetic crops: {len(x)} train, {len(xv)} val -> {out}")
+    return out
+
+
+def video_crops(folder: Path, seed: int, every: int = 6, per_frame: int = 8,
+                neg_per_frame: int = 1) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Crops of the corner indices in rendered game videos, cut from the encoded video as the
+    pipeline cuts them: the small (~12 px), blurred, compressed indices of a table camera,
+    which neither the 640 px synthetic pots nor the close real photos show. Per video stem:
+    (N, 80, 80, 3) crops and labels, `per_frame` indices of every `every`-th frame plus
+    `neg_per_frame` random `none` crops away from every index."""
+    import gzip
+
+    rng = np.random.default_rng(seed)
+    out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for ipath in sorted(folder.glob("*.indices.jsonl.gz")):
+        stem = ipath.name[:-len(".indices.jsonl.gz")]
+        with gzip.open(ipath, "rt") as fh:
+            recs = [json.loads(line)["x"] for line in fh]
+        cap = cv2.VideoCapture(str(folder / f"{stem}.mp4"))
+        xs, ys = [], []
+        i = 0
+        while i < len(recs):
+            ok, img = cap.read()
+            if not ok:
+                break
+            if i % every == 0 and recs[i]:
+                h, w = img.shape[:2]
+                idx = recs[i]
+                for k in rng.permutation(len(idx))[:per_frame]:
+                    card, *box, _vis = idx[k]
+                    xs.append(crop_index(img, box, size=80, margin=CROP_MARGIN_STORE))
+                    ys.append(CLASSES.index(card))
+                boxes = [r[1:5] for r in idx]
+                for _ in range(neg_per_frame):
+                    b = _random_negative(rng, w, h, boxes)
+                    if b is not None:
+                        xs.append(crop_index(img, b, size=80, margin=CROP_MARGIN_STORE))
+                        ys.append(CLASSES.index(NONE))
+            i += 1
+        cap.release()
+        if xs:
+            out[stem] = (np.stack(xs), np.array(ys, np.int64))
+    return out
+
+
+def stage_videocrops(plan: TrainPlan) -> Path | None:
+    """Render `plan.video_count` short game videos in the training deck styles (never the
+    held-out ones the benchmark videos use) and cut classifier crops out of them; the last
+    video's crops validate."""
+    out = plan.work / "crops-video.npz"
+    if out.exists():
+        _say(f"video crops already made: {out}")
+        return out
+    if plan.video_count <= 0:
+        return None
+    from datasets.faces import training_styles
+    from datasets.game_video import TABLES, GameRenderer, VideoSpec
+
+    folder = plan.data / f"train-videos-s{plan.seed}"
+    styles = list(training_styles())
+    for k in range(plan.video_count):
+        seed = 7000 + plan.seed * 100 + k
+        path = folder / f"train-{seed}.mp4"
+        if (folder / f"train-{seed}.indices.jsonl.gz").exists():
+            continue
+        spec = VideoSpec(seed=seed, faces=styles[k % len(styles)], table=TABLES[k % len(TABLES)],
+                         players=["Ann", "Bob", "Cy", "Dee"][:2 + k % 3], max_actions=plan.video_actions)
+        r = GameRenderer(spec)
+        r.keep_indices = True
+        r.render(path, frames_truth=False)
+        _say(f"training video {k + 1}/{plan.video_count}: {path.name} ({spec.faces}, {spec.table})")
+    crops = video_crops(folder, plan.seed)
+    stems = sorted(crops)
+    if not stems:
+        return None
+    val = stems[-1:] if len(stems) > 1 else []
+    train = [st for st in stems if st not in val]
+    x = np.concatenate([crops[st][0] for st in train])
+    y = np.concatenate([crops[st][1] for st in train])
+    xv = np.concatenate([crops[st][0] for st in val]) if val else x[:0]
+    yv = np.concatenate([crops[st][1] for st in val]) if val else y[:0]
+    np.savez(out, x=x, y=y, xv=xv, yv=yv)
+    _say(f"video crops: {len(x)} train, {len(xv)} val -> {out}")
     return out
 
 
@@ -496,11 +582,18 @@ def stage_classifier(plan: TrainPlan, real_npz: Path | None) -> Path:
     rep = max(1, n_syn // max(1, len(xr)))
     xm = np.concatenate([x[pick]] + [xr] * rep)
     ym = np.concatenate([y[pick]] + [yr] * rep)
+    xval, yval = np.concatenate([xv, xrv]), np.concatenate([yv, yrv])
+    vid = plan.work / "crops-video.npz"
+    if vid.exists():  # the table-video crops (stage videocrops), as many as the real ones at most
+        v = np.load(vid)
+        take = rng.permutation(len(v["x"]))[:max(len(xr) * rep, 1)]
+        xm, ym = np.concatenate([xm, v["x"][take]]), np.concatenate([ym, v["y"][take]])
+        xval, yval = np.concatenate([xval, v["xv"]]), np.concatenate([yval, v["yv"]])
+        _say(f"classifier fine-tune: {len(take)} video crops added ({len(v['xv'])} validate)")
     ckpt = plan.work / "classifier-real.pt"
     done = plan.work / "classifier-real.done"
     if not done.exists():
-        train_classifier(plan, xm, ym, np.concatenate([xv, xrv]), np.concatenate([yv, yrv]),
-                         ckpt, plan.cls_real_epochs, lr=plan.cls_lr,
+        train_classifier(plan, xm, ym, xval, yval, ckpt, plan.cls_real_epochs, lr=plan.cls_lr,
                          init=plan.cls_from or ckpt_syn.with_name(ckpt_syn.stem + "-best.pt"))
         done.write_text("ok")
     return ckpt.with_name(ckpt.stem + "-best.pt")
@@ -573,6 +666,9 @@ def run(plan: TrainPlan) -> int:
         det = stage_realdet(plan, det)
     elif (realdet_run_dir(plan) / "done.json").exists():
         det = realdet_run_dir(plan) / "weights" / "best.pt"
+    if "videocrops" in plan.stages:
+        _say("stage videocrops")
+        stage_videocrops(plan)
     cls = plan.work / "classifier-synth-best.pt"
     if (plan.work / "classifier-real.done").exists():
         cls = plan.work / "classifier-real-best.pt"
