@@ -39,7 +39,8 @@ def cmd_train(args: argparse.Namespace) -> int:
                      det_fraction=args.det_fraction, run_tag=args.run_tag,
                      det_int8=args.int8_detector, cls_lowres=args.cls_lowres, cls_lr=args.cls_lr,
                      cls_from=Path(args.cls_from) if args.cls_from else None,
-                     video_count=args.video_count, video_actions=args.video_actions)
+                     video_count=args.video_count, video_actions=args.video_actions,
+                     cls_pick=args.cls_pick)
     if plan.cls_from is not None and not plan.cls_from.is_file():
         raise ValueError(f"--cls-from {plan.cls_from}: no such weights file (give a classifier "
                          f"checkpoint such as runs/train/classifier-real-best.pt)")
@@ -119,6 +120,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "synthetic stage's; that stage is then not trained")
     p.add_argument("--cls-lr", type=float, default=1.5e-3,
                    help="peak learning rate of the classifier's real fine-tune (one-cycle)")
+    p.add_argument("--cls-pick", choices=("best", "last"), default="best",
+                   help="export the real fine-tune's best-validation checkpoint or its last epoch")
     p.add_argument("--video-count", type=int, default=0,
                    help="stage videocrops: render this many short game videos in the training deck "
                    "styles and add their index crops to the classifier's real fine-tune (0: none)")

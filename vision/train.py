@@ -62,6 +62,7 @@ class TrainPlan:
     cls_lowres: float = 0.0  # share of classifier training crops seen shrunk to 12-40 px
     cls_from: Path | None = None  # start the real fine-tune from these weights (not the synthetic stage's)
     cls_lr: float = 1.5e-3  # the real fine-tune's peak rate
+    cls_pick: str = "best"  # which real fine-tune checkpoint is exported: best validation or last epoch
     video_count: int = 0  # training-style game videos rendered for classifier crops (stage videocrops)
     video_actions: int = 40  # plays, burns and pick-ups per such video
     real_dir: Path = REAL_DIR
@@ -596,7 +597,15 @@ def stage_classifier(plan: TrainPlan, real_npz: Path | None) -> Path:
         train_classifier(plan, xm, ym, xval, yval, ckpt, plan.cls_real_epochs, lr=plan.cls_lr,
                          init=plan.cls_from or ckpt_syn.with_name(ckpt_syn.stem + "-best.pt"))
         done.write_text("ok")
-    return ckpt.with_name(ckpt.stem + "-best.pt")
+    return real_checkpoint(plan)
+
+
+def real_checkpoint(plan: TrainPlan) -> Path:
+    """The real fine-tune's checkpoint to export: the best validation accuracy, or the last
+    epoch (the end of the one-cycle schedule; the validation crops are clean, so they do not
+    see what the low-resolution and video crops teach)."""
+    ckpt = plan.work / "classifier-real.pt"
+    return ckpt if plan.cls_pick == "last" else ckpt.with_name(ckpt.stem + "-best.pt")
 
 
 # --------------------------------------------------------------------------- 6 export
@@ -671,7 +680,7 @@ def run(plan: TrainPlan) -> int:
         stage_videocrops(plan)
     cls = plan.work / "classifier-synth-best.pt"
     if (plan.work / "classifier-real.done").exists():
-        cls = plan.work / "classifier-real-best.pt"
+        cls = real_checkpoint(plan)
     if "classifier" in plan.stages:
         _say("stage classifier")
         cls = stage_classifier(plan, real)
