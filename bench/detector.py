@@ -44,12 +44,39 @@ def speed(det: CardDetector, frames: list[np.ndarray], repeats: int = 3) -> tupl
     return float(np.median(ts)), float(np.median(dts)), float(np.median(cts))
 
 
+def shrunk_copy(src: Path, split: str, factor: float, out: Path) -> Path:
+    """A copy of a YOLO folder's split with every image shrunk by `factor` (labels are
+    relative, so they still hold), saved as JPEG 85 as a camera would; made once."""
+    import shutil
+
+    import cv2
+    if not (out / "data.yaml").exists():
+        for sub in ("images", "labels"):
+            (out / "valid" / sub).mkdir(parents=True, exist_ok=True)
+        for img_path in sorted((src / split / "images").glob("*.jpg")):
+            img = cv2.imread(str(img_path))
+            if img is None:
+                continue
+            h, w = img.shape[:2]
+            small = cv2.resize(img, (max(1, round(w * factor)), max(1, round(h * factor))),
+                               interpolation=cv2.INTER_AREA)
+            cv2.imwrite(str(out / "valid" / "images" / img_path.name), small, [cv2.IMWRITE_JPEG_QUALITY, 85])
+            lab = src / split / "labels" / (img_path.stem + ".txt")
+            if lab.exists():
+                shutil.copy(lab, out / "valid" / "labels" / lab.name)
+        text = (src / "data.yaml").read_text()
+        (out / "data.yaml").write_text(text)
+    return out / "data.yaml"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", default=str(DEFAULT_DETECTOR))
     ap.add_argument("--limit", type=int, default=None, help="images per evaluation set")
     ap.add_argument("--heldout-count", type=int, default=200)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--shrink", default="0.5,0.35", help="also read the real valid photos shrunk "
+                    "by these factors (small indices, as a table camera sees them; '' for none)")
     args = ap.parse_args(argv)
     steady_heap(trim_every=None)  # the heap as `masta` runs it
     det = CardDetector(args.model, threads=args.threads)
@@ -66,6 +93,11 @@ def main(argv: list[str] | None = None) -> int:
                   f"per image, {f['card_set_f1_pooled']:.4f} pooled (P {f['card_set_precision_pooled']:.4f}, "
                   f"R {f['card_set_recall_pooled']:.4f}), exact {f['exact_set_share']:.3f}, "
                   f"{f['images']} images")
+        for factor in [float(f) for f in args.shrink.split(",") if f.strip()]:
+            small = shrunk_copy(real.parent, "valid", factor, ROOT / "data" / f"bench-real-valid-x{factor}")
+            f = evaluate_folder(small, split="val", limit=args.limit, detector=det, decks=1).figures()
+            print(f"REAL valid shrunk x{factor} (one deck): card-set F1 {f['card_set_f1_mean']:.4f} mean, "
+                  f"P {f['card_set_precision_pooled']:.4f}, R {f['card_set_recall_pooled']:.4f}")
     else:
         print(f"REAL valid: skipped ({real} missing)")
 

@@ -51,3 +51,19 @@ def test_game_video_cases_hold_each_play_on_the_pot_and_are_tallied(tmp_path, ca
     labelled = sum(len(t) for _, _, t, _ in cases)
     assert f"{labelled} labelled cards, " in out
     assert errors.main(["--videos", str(tmp_path / "none")]) == 2
+
+
+def test_shrunk_copies_of_the_real_photos_keep_their_labels(tmp_path):
+    spec2 = importlib.util.spec_from_file_location("bench_detector", ROOT / "bench" / "detector.py")
+    bench = importlib.util.module_from_spec(spec2)
+    spec2.loader.exec_module(bench)
+    src = tmp_path / "src"
+    (src / "valid" / "images").mkdir(parents=True)
+    (src / "valid" / "labels").mkdir()
+    (src / "data.yaml").write_text("names: ['queen of spades']\nval: valid/images\n")
+    cv2.imwrite(str(src / "valid" / "images" / "a.jpg"), np.full((400, 600, 3), 90, np.uint8))
+    (src / "valid" / "labels" / "a.txt").write_text("0 0.5 0.5 0.2 0.3\n")
+    yaml = bench.shrunk_copy(src, "valid", 0.35, tmp_path / "small")
+    assert yaml.read_text() == (src / "data.yaml").read_text()
+    assert cv2.imread(str(tmp_path / "small" / "valid" / "images" / "a.jpg")).shape == (140, 210, 3)
+    assert (tmp_path / "small" / "valid" / "labels" / "a.txt").read_text() == "0 0.5 0.5 0.2 0.3\n"
