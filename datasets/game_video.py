@@ -40,6 +40,8 @@ import numpy as np
 from referee.cards import RANK_VALUE, STANDARD_DECK, rank_of
 
 FPS = 30.0
+#: where, across each corner index box, its visibility is sampled (3 x 3 points)
+INDEX_SAMPLES = (0.2, 0.5, 0.8)
 TABLES = ("wood", "felt", "cloth", "linen")
 
 
@@ -449,8 +451,8 @@ class GameRenderer:
             pts = []
             boxes = f.indices or [(0.03 * f.image.shape[1], 0.03 * FACE_HEIGHT, 0.2 * f.image.shape[1], 0.26 * FACE_HEIGHT)]
             for (x0, y0, x1, y1) in boxes:
-                for fx in (0.2, 0.5, 0.8):
-                    for fy in (0.2, 0.5, 0.8):
+                for fx in INDEX_SAMPLES:
+                    for fy in INDEX_SAMPLES:
                         pts.append((x0 + (x1 - x0) * fx) * sx)
                         pts.append((y0 + (y1 - y0) * fy) * s)
             self.face_idx[card] = np.array(pts, np.float32).reshape(len(boxes), 9, 2)
@@ -613,9 +615,10 @@ class GameRenderer:
                 vis = float(hits.mean())
                 best = max(best, vis)
                 if self.keep_indices and vis >= 0.6:
-                    # the 3x3 sample points span the middle 60% of the index box
+                    # the 3x3 sample points span the middle of the index box: widen them back
                     f = corner @ S[:, :2].T + S[:, 2]
-                    c, half = (f.min(0) + f.max(0)) / 2, (f.max(0) - f.min(0)) / 2 / 0.6
+                    span = INDEX_SAMPLES[-1] - INDEX_SAMPLES[0]
+                    c, half = (f.min(0) + f.max(0)) / 2, (f.max(0) - f.min(0)) / 2 / span
                     b = [float(np.clip(c[0] - half[0], 0, W)), float(np.clip(c[1] - half[1], 0, H)),
                          float(np.clip(c[0] + half[0], 0, W)), float(np.clip(c[1] + half[1], 0, H))]
                     if b[2] - b[0] >= 3 and b[3] - b[1] >= 3:
@@ -867,17 +870,27 @@ def read_truth(path: str | Path) -> Truth:
     return Truth(lines[0], lines[1:])
 
 
-def read_frames_truth(path: str | Path) -> list[list[list]]:
-    """Per frame, the visible face-up cards `[card, x0, y0, x1, y1, visible, where]`."""
+def _read_per_frame(path: str | Path, key: str, what: str) -> list[list[list]]:
     out: list[list[list]] = []
     try:
         with gzip.open(path, "rt") as fh:
             for line in fh:
-                out.append(json.loads(line)["c"])
+                out.append(json.loads(line)[key])
     except (OSError, EOFError, json.JSONDecodeError, KeyError, TypeError) as exc:
-        raise ValueError(f"{path} is not a frames truth file written by `masta data game-video` "
+        raise ValueError(f"{path} is not {what} written by `masta data game-video` "
                          f"({exc}); render the video again") from None
     return out
+
+
+def read_frames_truth(path: str | Path) -> list[list[list]]:
+    """Per frame, the visible face-up cards `[card, x0, y0, x1, y1, visible, where]`."""
+    return _read_per_frame(path, "c", "a frames truth file")
+
+
+def read_frame_indices(path: str | Path) -> list[list[list]]:
+    """Per frame, the corner indices at least 60% in view `[card, x0, y0, x1, y1, visible]`
+    (`NAME.indices.jsonl.gz`, written when the renderer's `keep_indices` is set)."""
+    return _read_per_frame(path, "x", "an index truth file")
 
 
 @dataclass

@@ -244,35 +244,32 @@ def video_crops(folder: Path, seed: int, every: int = 6, per_frame: int = 8,
     which neither the 640 px synthetic pots nor the close real photos show. Per video stem:
     (N, 80, 80, 3) crops and labels, `per_frame` indices of every `every`-th frame plus
     `neg_per_frame` random `none` crops away from every index."""
-    import gzip
+    from datasets.game_video import read_frame_indices
 
     rng = np.random.default_rng(seed)
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for ipath in sorted(folder.glob("*.indices.jsonl.gz")):
         stem = ipath.name[:-len(".indices.jsonl.gz")]
-        with gzip.open(ipath, "rt") as fh:
-            recs = [json.loads(line)["x"] for line in fh]
+        recs = read_frame_indices(ipath)
         cap = cv2.VideoCapture(str(folder / f"{stem}.mp4"))
         xs, ys = [], []
-        i = 0
-        while i < len(recs):
+        for i, idx in enumerate(recs):
             ok, img = cap.read()
             if not ok:
                 break
-            if i % every == 0 and recs[i]:
-                h, w = img.shape[:2]
-                idx = recs[i]
-                for k in rng.permutation(len(idx))[:per_frame]:
-                    card, *box, _vis = idx[k]
-                    xs.append(crop_index(img, box, size=80, margin=CROP_MARGIN_STORE))
-                    ys.append(CLASSES.index(card))
-                boxes = [r[1:5] for r in idx]
-                for _ in range(neg_per_frame):
-                    b = _random_negative(rng, w, h, boxes)
-                    if b is not None:
-                        xs.append(crop_index(img, b, size=80, margin=CROP_MARGIN_STORE))
-                        ys.append(CLASSES.index(NONE))
-            i += 1
+            if i % every or not idx:
+                continue
+            h, w = img.shape[:2]
+            for k in rng.permutation(len(idx))[:per_frame]:
+                card, *box, _vis = idx[k]
+                xs.append(crop_index(img, box, size=80, margin=CROP_MARGIN_STORE))
+                ys.append(CLASSES.index(card))
+            boxes = [r[1:5] for r in idx]
+            for _ in range(neg_per_frame):
+                b = _random_negative(rng, w, h, boxes)
+                if b is not None:
+                    xs.append(crop_index(img, b, size=80, margin=CROP_MARGIN_STORE))
+                    ys.append(CLASSES.index(NONE))
         cap.release()
         if xs:
             out[stem] = (np.stack(xs), np.array(ys, np.int64))
@@ -566,12 +563,14 @@ def stage_classifier(plan: TrainPlan, real_npz: Path | None) -> Path:
     if not done_syn.exists() and plan.cls_from is None:
         train_classifier(plan, x, y, xv, yv, ckpt_syn, plan.cls_epochs)
         done_syn.write_text("ok")
+    # the real fine-tune starts from --cls-from, else from the synthetic stage's best
+    start = plan.cls_from or ckpt_syn.with_name(ckpt_syn.stem + "-best.pt")
     if real_npz is None:
-        return plan.cls_from or ckpt_syn.with_name(ckpt_syn.stem + "-best.pt")
+        return start
     real = np.load(real_npz)
     xr, yr = real["x"], real["y"]
     if len(xr) == 0:
-        return plan.cls_from or ckpt_syn.with_name(ckpt_syn.stem + "-best.pt")
+        return start
     # validate on the first tenth of the real crops (the first photos, as crops are stored in
     # photo order), held back from this fine-tune; the real `valid` split stays unseen
     nv = max(1, len(xr) // 10)
@@ -594,8 +593,7 @@ def stage_classifier(plan: TrainPlan, real_npz: Path | None) -> Path:
     ckpt = plan.work / "classifier-real.pt"
     done = plan.work / "classifier-real.done"
     if not done.exists():
-        train_classifier(plan, xm, ym, xval, yval, ckpt, plan.cls_real_epochs, lr=plan.cls_lr,
-                         init=plan.cls_from or ckpt_syn.with_name(ckpt_syn.stem + "-best.pt"))
+        train_classifier(plan, xm, ym, xval, yval, ckpt, plan.cls_real_epochs, lr=plan.cls_lr, init=start)
         done.write_text("ok")
     return real_checkpoint(plan)
 
