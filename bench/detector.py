@@ -30,18 +30,19 @@ from vision.detector import DEFAULT_DETECTOR, CardDetector  # noqa: E402
 from vision.evaluate import evaluate_folder  # noqa: E402
 
 
-def speed(det: CardDetector, frames: list[np.ndarray], repeats: int = 3) -> tuple[float, float, float]:
+def speed(det: CardDetector, frames: list[np.ndarray], repeats: int = 3) -> dict[str, float]:
+    """Median milliseconds per frame: `total` and each stage of `CardDetector.last_timing`."""
     for f in frames[:3]:
         det.detect(f)
-    ts, dts, cts = [], [], []
+    ts: dict[str, list[float]] = {"total": []}
     for _ in range(repeats):
         for f in frames:
             t = time.perf_counter()
             det.detect(f)
-            ts.append((time.perf_counter() - t) * 1000)
-            dts.append(det.last_timing["detector_ms"])
-            cts.append(det.last_timing["classifier_ms"])
-    return float(np.median(ts)), float(np.median(dts)), float(np.median(cts))
+            ts["total"].append((time.perf_counter() - t) * 1000)
+            for k, v in det.last_timing.items():
+                ts.setdefault(k, []).append(v)
+    return {k: float(np.median(v)) for k, v in ts.items()}
 
 
 def shrunk_copy(src: Path, split: str, factor: float, out: Path) -> Path:
@@ -75,11 +76,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=None, help="images per evaluation set")
     ap.add_argument("--heldout-count", type=int, default=200)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--no-reread", action="store_true", help="read each index box once, as found "
+                    "(no tighter re-read of unsure boxes)")
+    ap.add_argument("--no-face", action="store_true", help="read corner indices alone, without "
+                    "the card-face reader (card_face_classifier.onnx) even when it is there")
     ap.add_argument("--shrink", default="0.5,0.35", help="also read the real valid photos shrunk "
                     "by these factors (small indices, as a table camera sees them; '' for none)")
     args = ap.parse_args(argv)
     steady_heap(trim_every=None)  # the heap as `masta` runs it
-    det = CardDetector(args.model, threads=args.threads)
+    det = CardDetector(args.model, threads=args.threads, use_face=not args.no_face,
+                       **({"box_scales": (1.0,)} if args.no_reread else {}))
     print(f"model: {args.model} (detector input {det.input_hw[1]}x{det.input_hw[0]}, "
           f"min card confidence {det.conf})")
 
@@ -126,10 +132,11 @@ def main(argv: list[str] | None = None) -> int:
     if not frames:
         rng = np.random.default_rng(0)
         frames = [rng.integers(0, 255, (480, 640, 3), dtype=np.uint8) for _ in range(10)]
-    total, d_ms, c_ms = speed(det, frames)
-    print(f"SPEED: median {total:.1f} ms per 640x480 frame (detector {d_ms:.1f} ms at "
-          f"{det.input_hw[1]}x{det.input_hw[0]}, classifier {c_ms:.1f} ms), ONNX Runtime, "
-          f"{args.threads} threads, {os.cpu_count()} CPUs on this machine")
+    ms = speed(det, frames)
+    face = f", face reader {ms['face_ms']:.1f} ms" if det.face is not None else ", no face reader"
+    print(f"SPEED: median {ms['total']:.1f} ms per 640x480 frame (detector {ms['detector_ms']:.1f} ms at "
+          f"{det.input_hw[1]}x{det.input_hw[0]}, classifier {ms['classifier_ms']:.1f} ms{face}), "
+          f"ONNX Runtime, {args.threads} threads, {os.cpu_count()} CPUs on this machine")
     return 0
 
 

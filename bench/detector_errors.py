@@ -53,6 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", default=str(DEFAULT_DETECTOR))
     ap.add_argument("--decks", type=int, default=1, help="copies of each card (0 = no limit)")
     ap.add_argument("--list", action="store_true", help="print every error, not only the counts")
+    ap.add_argument("--no-face", action="store_true", help="read corner indices alone, without the "
+                    "card-face reader even when its ONNX is there")
     ap.add_argument("--videos", default=None, help="game videos (bench/pipeline.py's) instead of "
                     "photos: the pot's readable cards half a second after each play")
     ap.add_argument("--count", type=int, default=10, help="videos to read with --videos")
@@ -66,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     elif not (data / args.split / "images").is_dir():
         print(f"no {data / args.split / 'images'}: nothing to measure", file=sys.stderr)
         return 2
-    det = CardDetector(args.model, decks=args.decks or None)
+    det = CardDetector(args.model, decks=args.decks or None, use_face=not args.no_face)
     tally = Tally(det, args.list)
     cases = video_cases(Path(args.videos), args.count) if args.videos else photo_cases(data, args.split)
     for name, img, truth, roi in cases:

@@ -73,11 +73,12 @@ def detector_for(kind: str, paths: dict[str, Path], args) -> tuple[object, objec
         oracle = OracleDetector(read_frames_truth(paths["frames"]), miss=args.miss, confuse=args.confuse,
                                 seed=args.seed, jitter=args.jitter)
         return oracle, oracle.see
-    from vision.detector import CardDetector
+    from vision.detector import CAMERA, CardDetector
     model = Path(args.model)
     if not model.is_file():
         raise SystemExit(f"no trained model at {model}: run `masta train` first, or use --detector oracle")
-    return CardDetector(str(model), conf=args.conf), None
+    settings = dict(CAMERA, **({"conf": args.conf} if args.conf is not None else {}))
+    return CardDetector(str(model), use_face=not args.no_face, **settings), None
 
 
 def every_frame_ms(video: Path, detector, n: int = 60) -> tuple[float, float]:
@@ -161,7 +162,10 @@ def main() -> int:
     ap.add_argument("--first-seed", type=int, default=100, help="seed of the first video (default 100)")
     ap.add_argument("--detector", choices=("model", "oracle", "both"), default="model")
     ap.add_argument("--model", default="models/card_index_detector.onnx")
-    ap.add_argument("--conf", type=float, default=0.5, help="model: minimum confidence per card read")
+    ap.add_argument("--conf", type=float, default=None, help="model: minimum confidence per card read "
+                    "(default: the table camera's, vision.detector.CAMERA)")
+    ap.add_argument("--no-face", action="store_true", help="model: read corner indices alone, "
+                    "without the card-face reader even when its ONNX is there")
     ap.add_argument("--miss", type=float, default=0.05, help="oracle: share of reads that miss a card")
     ap.add_argument("--confuse", type=float, default=0.02, help="oracle: share of reads that misread a card")
     ap.add_argument("--jitter", type=float, default=2.0, help="oracle: box noise in pixels (sigma)")

@@ -11,6 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from masta.cli import main
 from referee.cards import ALL_CARD_IDS, name_to_card
+from vision.classifier import CLASSES
 from vision.detector import DEFAULT_DETECTOR, CardDetector, Detection, IndexHit, group_indices, letterbox, nms, to_blob
 from vision.evaluate import multiset_prf
 
@@ -193,3 +194,40 @@ def test_classifier_reads_many_crops_in_bounded_batches_with_the_same_results():
     assert len(together) == len(crops)
     assert [c for c, _, _ in together] == [c for c, _, _ in one_by_one]
     assert np.allclose([p for _, p, _ in together], [p for _, p, _ in one_by_one], atol=1e-4)
+
+
+def test_loose_index_boxes_are_read_again_cut_tighter():
+    """The detector's boxes run loose on decks it never saw; an unsure read is retried on a
+    tighter cut and the surer read is kept: from boxes 1.3 times the index, more indices
+    are read right than from the boxes alone, and a sure read is never re-cut."""
+    from datasets.game_video import GameRenderer, VideoSpec
+
+    # a deck the models never trained on (the benchmark videos' Knoll style)
+    r = GameRenderer(VideoSpec(seed=7100, faces="knoll", table="felt", players=["Ann", "Bob"], max_actions=6))
+    r.keep_indices = True
+    frames = list(r.frames())
+    det = CardDetector(threads=1)
+    once = CardDetector(threads=1, box_scales=(1.0,))
+    right = {"once": 0, "again": 0}
+    n, sure = 0, 0
+    for k in range(0, len(frames), 25):
+        idx = [x for x in r.frames_indices[k] if x[5] >= 0.9]
+        if not idx:
+            continue
+        loose = []
+        for card, x0, y0, x1, y1, _ in idx:
+            cx, cy, hw, hh = (x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) * 0.65, (y1 - y0) * 0.65
+            loose.append((cx - hw, cy - hh, cx + hw, cy + hh))
+        boxes = np.array(loose, np.float32)
+        first, again = once.read_boxes(frames[k], boxes), det.read_boxes(frames[k], boxes)
+        for a, b, x in zip(first, again, idx):
+            right["once"] += CLASSES[int(a.argmax())] == x[0]
+            right["again"] += CLASSES[int(b.argmax())] == x[0]
+        exact = np.array([x[1:5] for x in idx], np.float32)  # the index's own box: often sure
+        for a, b in zip(once.read_boxes(frames[k], exact), det.read_boxes(frames[k], exact)):
+            if a[:-1].max() >= det.sure:  # sure at the box as found: that very read is kept
+                assert np.array_equal(a, b)
+                sure += 1
+        n += len(idx)
+    assert n > 100 and sure > 0
+    assert right["again"] > 1.05 * right["once"], right

@@ -166,3 +166,44 @@ def test_index_boxes_lie_on_their_cards_and_crops_come_from_them(tmp_path):
     names = {CLASSES[k] for k in np.concatenate([z["y"], z["yv"]])}
     assert "none" in names and len(names) > 5
     assert stage_videocrops(plan) == out  # made once, found the second time
+
+    # upright card crops from the same videos: cards where two corner indices are seen
+    # (mostly card-white inside), `none` for two cards' indices; the last video validates
+    from vision.card_face import FACE_H, FACE_W
+    from vision.train import stage_facecrops
+    faces = np.load(stage_facecrops(plan))
+    assert faces["x"].shape[1:] == (FACE_H, FACE_W, 3) and len(faces["xv"]) > 0
+    y = np.concatenate([faces["y"], faces["yv"]])
+    x = np.concatenate([faces["x"], faces["xv"]])
+    none = CLASSES.index("none")
+    assert (y == none).any() and len({int(k) for k in y if k != none}) > 5
+
+    def white(crops):  # share of near-white, unsaturated pixels in the middle of the card
+        mid = crops[:, FACE_H // 4:3 * FACE_H // 4, FACE_W // 4:3 * FACE_W // 4].astype(int)
+        return ((mid.min(3) > 170) & (mid.max(3) - mid.min(3) < 40)).mean()
+    assert white(x[y != none]) > 0.5 and white(x[y != none]) > white(x[y == none])
+
+    # a (tiny) face classifier trains on them, exports, and the detector reads faces with it
+    # when its ONNX lies beside the detector's (and not when told not to)
+    import shutil
+
+    from vision.detector import DEFAULT_DETECTOR, CardDetector
+    from vision.train import FACE, export_classifier, stage_face
+    plan.face_epochs, plan.cls_samples, plan.cls_batch, plan.threads = 1, 256, 64, 1
+    ckpt = stage_face(plan)
+    assert ckpt.is_file() and (plan.work / "face.done").exists()
+    models = tmp_path / "models"
+    models.mkdir()
+    for name in (DEFAULT_DETECTOR.name, "card_index_classifier.onnx"):
+        shutil.copy(DEFAULT_DETECTOR.with_name(name), models / name)
+    export_classifier(ckpt, models / "card_face_classifier.onnx", FACE)
+    det = CardDetector(models / DEFAULT_DETECTOR.name, threads=1)
+    assert det.face is not None and CardDetector(models / DEFAULT_DETECTOR.name, use_face=False).face is None
+    cap = cv2.VideoCapture(str(videos[0]))
+    cap.set(cv2.CAP_PROP_POS_FRAMES, cap.get(cv2.CAP_PROP_FRAME_COUNT) // 2)
+    ok, frame = cap.read()
+    cap.release()
+    assert ok
+    hits = det.read_indices(frame)
+    assert hits and "face_ms" in det.last_timing
+    assert all(h.card != "none" and h.probs is not None and h.probs.shape == (len(CLASSES),) for h in hits)

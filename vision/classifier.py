@@ -90,15 +90,18 @@ def session_options(threads: int = 2):
 
 
 class IndexClassifier:
-    """Runs the exported classifier (ONNX) on crops; returns (class name, probability)."""
+    """Runs an exported crop classifier (ONNX) on crops of `shape` (height, width: the index
+    classifier's 64 x 64 by default, the face classifier's upright card too); returns
+    (class name, probability, every class's probability)."""
 
-    def __init__(self, onnx_path: str, threads: int = 2):
+    def __init__(self, onnx_path: str, threads: int = 2, shape: tuple[int, int] = (CROP, CROP)):
         import onnxruntime as ort
 
         self.session = ort.InferenceSession(str(onnx_path), session_options(threads),
                                             providers=["CPUExecutionProvider"])
         self.input = self.session.get_inputs()[0].name
-        self._batch = np.empty((MAX_BATCH, 3, CROP, CROP), np.float32)  # reused run to run
+        self.shape = shape
+        self._batch = np.empty((MAX_BATCH, 3, *shape), np.float32)  # reused run to run
         self._lock = threading.Lock()
 
     def classify(self, crops: list[np.ndarray]) -> list[tuple[str, float, np.ndarray]]:
@@ -106,7 +109,7 @@ class IndexClassifier:
             return []
         # in batches of at most MAX_BATCH: ONNX Runtime keeps the memory of the largest batch
         # it has ever run, so one frame full of false hits would raise the floor for good
-        buf = self._batch if all(c.shape == (CROP, CROP, 3) for c in crops) else None
+        buf = self._batch if all(c.shape == (*self.shape, 3) for c in crops) else None
         with self._lock:
             logits = np.concatenate([
                 self.session.run(None, {self.input: to_tensor_batch(crops[k:k + MAX_BATCH], buf)})[0]

@@ -23,10 +23,11 @@ def cmd_train(args: argparse.Namespace) -> int:
     from vision.train import TrainPlan, run
 
     stages = tuple(s.strip() for s in args.stages.split(",")) if args.stages else TrainPlan.stages
-    unknown = set(stages) - set(TrainPlan.stages)
+    known = TrainPlan.stages + TrainPlan.optional_stages
+    unknown = set(stages) - set(known)
     if unknown:
         raise ValueError(f"unknown stage(s) {', '.join(sorted(unknown))}: "
-                         f"choose from {', '.join(TrainPlan.stages)}")
+                         f"choose from {', '.join(known)}")
     plan = TrainPlan(work=Path(args.work), data=Path(args.data), models=Path(args.models),
                      seed=args.seed, synth_count=args.synth_count, heldout_count=args.heldout_count,
                      det_imgsz=args.imgsz, det_epochs=args.epochs, det_hours=args.hours,
@@ -37,21 +38,23 @@ def cmd_train(args: argparse.Namespace) -> int:
                      export_imgsz=_size(args.export_size),
                      det_from=Path(args.detector_from) if args.detector_from else None,
                      det_fraction=args.det_fraction, run_tag=args.run_tag,
-                     det_int8=args.int8_detector, cls_lowres=args.cls_lowres, cls_lr=args.cls_lr,
+                     det_int8=args.int8_detector, cls_lowres=args.cls_lowres, cls_wide=args.cls_wide, cls_lr=args.cls_lr,
                      cls_from=Path(args.cls_from) if args.cls_from else None,
                      video_count=args.video_count, video_actions=args.video_actions,
-                     cls_pick=args.cls_pick)
+                     cls_pick=args.cls_pick, face_epochs=args.face_epochs, face_lr=args.face_lr)
     if plan.cls_from is not None and not plan.cls_from.is_file():
         raise ValueError(f"--cls-from {plan.cls_from}: no such weights file (give a classifier "
                          f"checkpoint such as runs/train/classifier-real-best.pt)")
-    if not 0 <= plan.cls_lowres <= 1:
-        raise ValueError(f"--cls-lowres {plan.cls_lowres}: give a share in [0, 1]")
+    for name, share in (("--cls-lowres", plan.cls_lowres), ("--cls-wide", plan.cls_wide)):
+        if not 0 <= share <= 1:
+            raise ValueError(f"{name} {share}: give a share in [0, 1]")
     if not 0 < plan.det_fraction <= 1:
         raise ValueError(f"--det-fraction {plan.det_fraction}: give a share in (0, 1]")
     if args.quick:  # a smoke run: a few tiny images, one epoch each
         plan.synth_count, plan.heldout_count, plan.synth_size = 8, 0, 160
         plan.det_imgsz, plan.det_epochs, plan.det_batch, plan.det_hours = 128, 1, 4, None
         plan.cls_epochs, plan.cls_real_epochs, plan.export_imgsz = 1, 1, (128, 128)
+        plan.face_epochs = 1
         plan.workers = 0
         plan.stages = tuple(s for s in plan.stages if s not in ("real", "realdet"))
     return run(plan)
@@ -115,6 +118,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--cls-lowres", type=float, default=0.0,
                    help="share of classifier training crops shrunk to a 12-40 px index and scaled "
                    "back up (small cards in a table video); 0: none")
+    p.add_argument("--cls-wide", type=float, default=0.0,
+                   help="share of classifier training crops cut from a box up to 1.5 times the index "
+                   "and off its centre, as the detector's boxes are on decks it never saw; 0: none")
     p.add_argument("--cls-from", default=None, help="start the classifier's real fine-tune from "
                    "these weights (e.g. runs/train5/classifier-real-best.pt) instead of the "
                    "synthetic stage's; that stage is then not trained")
@@ -126,6 +132,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="stage videocrops: render this many short game videos in the training deck "
                    "styles and add their index crops to the classifier's real fine-tune (0: none)")
     p.add_argument("--video-actions", type=int, default=40, help="plays, burns and pick-ups per such video")
+    p.add_argument("--face-epochs", type=int, default=12,
+                   help="stages facecrops, face (run only when named in --stages): epochs of the "
+                   "card-face classifier, trained on upright cards cut from the training videos "
+                   "(needs --video-count); measured and not shipped: see models/MODEL_CARD.md")
+    p.add_argument("--face-lr", type=float, default=3e-3, help="the face classifier's peak learning rate")
     p.add_argument("--realdet-hours", type=float, default=0.25,
                    help="time budget of the detector's fine-tune on real photos (0: epochs)")
     p.add_argument("--detector-from", default=None, help="fine-tune the detector from these "
@@ -137,7 +148,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--threads", type=int, default=2, help="torch CPU threads")
     p.add_argument("--stages", default=None, help="comma list of stages to run "
-                   "(synth,detector,crops,real,realdet,videocrops,classifier,export)")
+                   "(synth,detector,crops,real,realdet,videocrops,classifier,export; also facecrops,face)")
     p.add_argument("--export-size", default="384x512",
                    help="detector ONNX input HxW (default 384x512: a 640x480 frame scaled by 0.8)")
     p.add_argument("--int8-detector", action="store_true",

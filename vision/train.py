@@ -22,13 +22,16 @@ import os
 import shutil
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any, Callable
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from datasets.faces import SHARED_DATA
+from vision.card_face import FACE_H, FACE_MODEL_NAME, FACE_W
 from vision.classifier import CLASSES, CROP, NONE, crop_index
 
 REAL_DIR = SHARED_DATA / "real" / "poker-cards"
@@ -60,11 +63,14 @@ class TrainPlan:
     cls_samples: int = 16000  # crops drawn per classifier epoch (a CPU budget)
     cls_real_epochs: int = 30  # fine-tune epochs once the real crops are added
     cls_lowres: float = 0.0  # share of classifier training crops seen shrunk to 12-40 px
+    cls_wide: float = 0.0  # share of classifier training crops cut from a loose, off-centre box
     cls_from: Path | None = None  # start the real fine-tune from these weights (not the synthetic stage's)
     cls_lr: float = 1.5e-3  # the real fine-tune's peak rate
     cls_pick: str = "best"  # which real fine-tune checkpoint is exported: best validation or last epoch
     video_count: int = 0  # training-style game videos rendered for classifier crops (stage videocrops)
     video_actions: int = 40  # plays, burns and pick-ups per such video
+    face_epochs: int = 12  # the face classifier's epochs (stage face, opt-in; needs the training videos)
+    face_lr: float = 3e-3
     real_dir: Path = REAL_DIR
     export_imgsz: tuple[int, int] = (384, 512)  # height, width (a 4:3 frame)
     det_int8: bool = False  # export the detector int8 (QDQ): faster on a CPU, figures within 0.005
@@ -72,6 +78,8 @@ class TrainPlan:
     threads: int = 2
     stages: tuple[str, ...] = ("synth", "detector", "crops", "real", "realdet", "videocrops", "classifier",
                                "export")
+    #: stages run only when named: the card-face reader, measured and not shipped (MODEL_CARD.md)
+    optional_stages: tuple[str, ...] = ("facecrops", "face")
     log: list[str] = field(default_factory=list)
 
     @property
@@ -276,16 +284,10 @@ def video_crops(folder: Path, seed: int, every: int = 6, per_frame: int = 8,
     return out
 
 
-def stage_videocrops(plan: TrainPlan) -> Path | None:
+def render_training_videos(plan: TrainPlan) -> Path:
     """Render `plan.video_count` short game videos in the training deck styles (never the
-    held-out ones the benchmark videos use) and cut classifier crops out of them; the last
-    video's crops validate."""
-    out = plan.work / "crops-video.npz"
-    if out.exists():
-        _say(f"video crops already made: {out}")
-        return out
-    if plan.video_count <= 0:
-        return None
+    held-out ones the benchmark videos use), with each corner index's box; kept ones are
+    reused."""
     from datasets.faces import training_styles
     from datasets.game_video import TABLES, GameRenderer, VideoSpec
 
@@ -302,6 +304,18 @@ def stage_videocrops(plan: TrainPlan) -> Path | None:
         r.keep_indices = True
         r.render(path, frames_truth=False)
         _say(f"training video {k + 1}/{plan.video_count}: {path.name} ({spec.faces}, {spec.table})")
+    return folder
+
+
+def stage_videocrops(plan: TrainPlan) -> Path | None:
+    """Classifier crops cut out of the training videos; the last video's crops validate."""
+    out = plan.work / "crops-video.npz"
+    if out.exists():
+        _say(f"video crops already made: {out}")
+        return out
+    if plan.video_count <= 0:
+        return None
+    folder = render_training_videos(plan)
     crops = video_crops(folder, plan.seed)
     stems = sorted(crops)
     if not stems:
@@ -314,6 +328,81 @@ def stage_videocrops(plan: TrainPlan) -> Path | None:
     yv = np.concatenate([crops[st][1] for st in val]) if val else y[:0]
     np.savez(out, x=x, y=y, xv=xv, yv=yv)
     _say(f"video crops: {len(x)} train, {len(xv)} val -> {out}")
+    return out
+
+
+def face_crops(folder: Path, seed: int, every: int = 8, per_frame: int = 6,
+               neg_per_frame: int = 3) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Upright card crops (`vision.card_face.rectify`) cut from the training videos: per
+    card showing its two corner indices, the pair's centres (moved by a detector's wobble)
+    give the card; pairs of two different cards' indices about a card's diagonal apart are
+    `none`. Videos of four-index decks are skipped: two of their indices may be one side's,
+    not opposite corners, and the truth does not say which."""
+    from datasets.game_video import read_frame_indices
+    from vision.card_face import centres, rectify
+
+    rng = np.random.default_rng(seed + 17)
+    none = CLASSES.index(NONE)
+    out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for ipath in sorted(folder.glob("*.indices.jsonl.gz")):
+        stem = ipath.name[:-len(".indices.jsonl.gz")]
+        recs = read_frame_indices(ipath)
+        per_card = [Counter(r[0] for r in idx) for idx in recs]
+        if any(n > 2 for c in per_card for n in c.values()):
+            continue
+        diag = [float(np.hypot(*np.subtract(*centres([r[1:5] for r in idx if r[0] == card]))))
+                for idx, c in zip(recs[::every], per_card[::every]) for card, n in c.items() if n == 2]
+        if not diag:
+            continue
+        span = float(np.median(diag))
+        cap = cv2.VideoCapture(str(folder / f"{stem}.mp4"))
+        xs, ys = [], []
+        for i, idx in enumerate(recs):
+            ok, img = cap.read()
+            if not ok:
+                break
+            if i % every or len(idx) < 2:
+                continue
+            cards = [r[0] for r in idx]
+            c = centres([r[1:5] for r in idx])
+            pairs = [(a, b) for a in range(len(idx)) for b in range(a + 1, len(idx)) if cards[a] == cards[b]]
+            for k in rng.permutation(len(pairs))[:per_frame]:
+                a, b = pairs[k] if rng.random() < 0.5 else pairs[k][::-1]
+                wobble = rng.normal(0, 0.03 * span, (2, 2))
+                xs.append(rectify(img, c[a] + wobble[0], c[b] + wobble[1]))
+                ys.append(CLASSES.index(cards[a]))
+            d = np.hypot(*(c[:, None, :] - c[None, :, :]).transpose(2, 0, 1)) / span
+            ai, bi = np.nonzero(np.triu((d > 0.5) & (d < 1.6), 1))
+            neg = [(a, b) for a, b in zip(ai, bi) if cards[a] != cards[b]]
+            for k in rng.permutation(len(neg))[:neg_per_frame]:
+                a, b = neg[k]
+                xs.append(rectify(img, c[a], c[b]))
+                ys.append(none)
+        cap.release()
+        if xs:
+            out[stem] = (np.stack(xs), np.array(ys, np.int64))
+    return out
+
+
+def stage_facecrops(plan: TrainPlan) -> Path | None:
+    """Face crops of the training videos (stage videocrops renders them); the last
+    video's crops validate."""
+    out = plan.work / "crops-face.npz"
+    if out.exists():
+        _say(f"face crops already made: {out}")
+        return out
+    if plan.video_count <= 0:
+        return None
+    crops = face_crops(render_training_videos(plan), plan.seed)
+    stems = sorted(crops)
+    if len(stems) < 2:
+        _say("no training videos with face crops: run stage videocrops with --video-count first")
+        return None
+    x = np.concatenate([crops[st][0] for st in stems[:-1]])
+    y = np.concatenate([crops[st][1] for st in stems[:-1]])
+    xv, yv = crops[stems[-1]]
+    np.savez(out, x=x, y=y, xv=xv, yv=yv)
+    _say(f"face crops: {len(x)} train, {len(xv)} val -> {out}")
     return out
 
 
@@ -448,14 +537,20 @@ def stage_realdet(plan: TrainPlan, detector_pt: Path) -> Path:
 
 
 # --------------------------------------------------------------------------- 5 classifier
-def _augment(rng: np.random.Generator, crop80: np.ndarray, lowres: float = 0.0) -> np.ndarray:
+def _augment(rng: np.random.Generator, crop80: np.ndarray, lowres: float = 0.0, wide: float = 0.0) -> np.ndarray:
     """A jittered 64 px crop of a stored 80 px crop: shift, scale, rotation, colour, blur;
     with probability `lowres`, seen through a camera far away: shrunk to a 12-40 px index
     crop (noise and JPEG at that size) and scaled back up, as `crop_index` upsamples the
-    ~12 px indices of a 640x480 table video."""
+    ~12 px indices of a 640x480 table video; with probability `wide`, cut from a box as loose
+    as the detector's on decks it never saw (up to 1.5 times the index, off its centre by up
+    to a quarter of it)."""
     ang = rng.uniform(-180, 180) if rng.random() < 0.5 else float(rng.choice([0, 90, 180, 270]))
     sc = rng.uniform(0.85, 1.2)
-    m = cv2.getRotationMatrix2D((40 + rng.normal(0, 3), 40 + rng.normal(0, 3)), ang, sc)
+    cx, cy = 40 + rng.normal(0, 3), 40 + rng.normal(0, 3)
+    if wide > 0 and rng.random() < wide:  # no draw at all without it: old runs replay
+        sc = rng.uniform(0.65, 0.95)
+        cx, cy = 40 + rng.normal(0, 8, 2)  # 8 px: a sixth of the index box in a stored crop
+    m = cv2.getRotationMatrix2D((cx, cy), ang, sc)
     m[:, 2] -= 8
     out = cv2.warpAffine(crop80, m, (CROP, CROP), borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
     out = out * rng.uniform(0.6, 1.3) + rng.uniform(-30, 30)
@@ -484,17 +579,70 @@ def _centre(crop80: np.ndarray) -> np.ndarray:
     return crop80[8:72, 8:72]
 
 
+def _augment_face(rng: np.random.Generator, crop: np.ndarray, lowres: float = 0.0, wide: float = 0.0) -> np.ndarray:
+    """An upright card crop as another camera, light and detector would give it: a little
+    turned, shifted and scaled (the index centres' wobble), half a turn at random, colour,
+    blur, noise, and with probability `lowres` shrunk (a farther camera) and JPEG'd. (`wide`
+    is the index crops' knob; the face is placed by two centres, not a box.)"""
+    h, w = crop.shape[:2]
+    ang = rng.normal(0, 3) + (180.0 if rng.random() < 0.5 else 0.0)
+    m = cv2.getRotationMatrix2D((w / 2 + rng.normal(0, 1), h / 2 + rng.normal(0, 1)), ang, rng.uniform(0.93, 1.07))
+    out = cv2.warpAffine(crop, m, (w, h), borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    out = out * rng.uniform(0.6, 1.3) + rng.uniform(-30, 30)
+    out = out * rng.uniform(0.85, 1.15, 3)[None, None, :]
+    if rng.random() < 0.3:
+        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.4, 1.0))
+    if rng.random() < 0.5:
+        out += rng.normal(0, rng.uniform(2, 8), out.shape)
+    out = np.clip(out, 0, 255).astype(np.uint8)
+    if lowres > 0 and rng.random() < lowres:
+        f = rng.uniform(0.45, 0.9)
+        out = cv2.resize(out, (max(8, int(w * f)), max(8, int(h * f))), interpolation=cv2.INTER_AREA)
+        if rng.random() < 0.5:
+            ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(35, 91))])
+            out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        out = cv2.resize(out, (w, h), interpolation=cv2.INTER_LINEAR)
+    return out
+
+
+@dataclass(frozen=True)
+class CropModel:
+    """What differs between the two crop classifiers: the network, the training-time
+    augmentation and the view a stored crop is validated through."""
+    name: str
+    build: Callable[[], Any]
+    augment: Callable[[np.random.Generator, np.ndarray, float, float], np.ndarray]
+    view: Callable[[np.ndarray], np.ndarray]
+    shape: tuple[int, int]  # the input's height, width
+
+
+def _index_model():
+    from vision.classifier import build_model
+    return build_model()
+
+
+def _face_model():
+    from vision.card_face import build_face_model
+    return build_face_model(len(CLASSES))
+
+
+INDEX = CropModel("classifier", _index_model, _augment, _centre, (CROP, CROP))
+FACE = CropModel("face classifier", _face_model, _augment_face, lambda c: c, (FACE_H, FACE_W))
+
+
 def train_classifier(plan: TrainPlan, x: np.ndarray, y: np.ndarray, xv: np.ndarray, yv: np.ndarray,
-                     ckpt: Path, epochs: int, lr: float = 3e-3, init: Path | None = None) -> Path:
-    """Train the index classifier with a checkpoint every epoch (resumed when present)."""
+                     ckpt: Path, epochs: int, lr: float = 3e-3, init: Path | None = None,
+                     kind: CropModel = INDEX) -> Path:
+    """Train a crop classifier (the index one by default) with a checkpoint every epoch
+    (resumed when present)."""
     import torch
     import torch.nn.functional as F
-    from vision.classifier import build_model, to_tensor_batch
+    from vision.classifier import to_tensor_batch
 
     torch.set_num_threads(plan.threads)
     torch.manual_seed(plan.seed)
     dev = "cuda" if _device() != "cpu" else "cpu"
-    model = build_model().to(dev)
+    model = kind.build().to(dev)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     steps = max(1, min(len(x), plan.cls_samples) // plan.cls_batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * steps)
@@ -505,7 +653,7 @@ def train_classifier(plan: TrainPlan, x: np.ndarray, y: np.ndarray, xv: np.ndarr
         opt.load_state_dict(st["opt"])
         sched.load_state_dict(st["sched"])
         start = st["epoch"] + 1
-        _say(f"classifier: resuming {ckpt} at epoch {start + 1}/{epochs}")
+        _say(f"{kind.name}: resuming {ckpt} at epoch {start + 1}/{epochs}")
     elif init is not None and init.exists():
         model.load_state_dict(torch.load(init, map_location=dev, weights_only=False)["model"])
     rng = np.random.default_rng(plan.seed + start)
@@ -519,7 +667,7 @@ def train_classifier(plan: TrainPlan, x: np.ndarray, y: np.ndarray, xv: np.ndarr
         t0, seen, loss_sum = time.time(), 0, 0.0
         for k in range(steps):
             idx = order[k * plan.cls_batch:(k + 1) * plan.cls_batch]
-            xb = torch.from_numpy(to_tensor_batch([_augment(rng, x[i], plan.cls_lowres) for i in idx])).to(dev)
+            xb = torch.from_numpy(to_tensor_batch([kind.augment(rng, x[i], plan.cls_lowres, plan.cls_wide) for i in idx])).to(dev)
             yb = torch.from_numpy(y[idx]).to(dev)
             loss = F.cross_entropy(model(xb), yb, label_smoothing=0.05)
             opt.zero_grad()
@@ -528,8 +676,8 @@ def train_classifier(plan: TrainPlan, x: np.ndarray, y: np.ndarray, xv: np.ndarr
             sched.step()
             seen += len(idx)
             loss_sum += loss.item() * len(idx)
-        acc = evaluate_classifier(model, xv, yv, dev)
-        _say(f"classifier epoch {ep + 1}/{epochs}: loss {loss_sum / max(seen, 1):.3f}, "
+        acc = evaluate_classifier(model, xv, yv, dev, kind.view)
+        _say(f"{kind.name} epoch {ep + 1}/{epochs}: loss {loss_sum / max(seen, 1):.3f}, "
              f"val acc {acc:.4f}, {seen / (time.time() - t0):.0f} crops/s")
         state = {"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
                  "epoch": ep, "acc": acc}
@@ -540,7 +688,8 @@ def train_classifier(plan: TrainPlan, x: np.ndarray, y: np.ndarray, xv: np.ndarr
     return best
 
 
-def evaluate_classifier(model, xv: np.ndarray, yv: np.ndarray, dev: str = "cpu") -> float:
+def evaluate_classifier(model, xv: np.ndarray, yv: np.ndarray, dev: str = "cpu",
+                        view: Callable[[np.ndarray], np.ndarray] = _centre) -> float:
     import torch
     from vision.classifier import to_tensor_batch
 
@@ -550,7 +699,7 @@ def evaluate_classifier(model, xv: np.ndarray, yv: np.ndarray, dev: str = "cpu")
     correct = 0
     with torch.no_grad():
         for k in range(0, len(xv), 256):
-            xb = torch.from_numpy(to_tensor_batch([_centre(c) for c in xv[k:k + 256]])).to(dev)
+            xb = torch.from_numpy(to_tensor_batch([view(c) for c in xv[k:k + 256]])).to(dev)
             correct += int((model(xb).argmax(1).cpu().numpy() == yv[k:k + 256]).sum())
     return correct / len(xv)
 
@@ -598,6 +747,23 @@ def stage_classifier(plan: TrainPlan, real_npz: Path | None) -> Path:
     return real_checkpoint(plan)
 
 
+def stage_face(plan: TrainPlan) -> Path | None:
+    """The face classifier, from scratch on the training videos' face crops; the last epoch
+    is exported (the end of the one-cycle schedule)."""
+    npz = plan.work / "crops-face.npz"
+    if not npz.exists():
+        _say("no face crops (stage facecrops): no face classifier")
+        return None
+    ckpt = plan.work / "face.pt"
+    done = plan.work / "face.done"
+    if not done.exists():
+        d = np.load(npz)
+        train_classifier(plan, d["x"], d["y"], d["xv"], d["yv"], ckpt, plan.face_epochs,
+                         lr=plan.face_lr, kind=FACE)
+        done.write_text("ok")
+    return ckpt
+
+
 def real_checkpoint(plan: TrainPlan) -> Path:
     """The real fine-tune's checkpoint to export: the best validation accuracy, or the last
     epoch (the end of the one-cycle schedule; the validation crops are clean, so they do not
@@ -607,14 +773,13 @@ def real_checkpoint(plan: TrainPlan) -> Path:
 
 
 # --------------------------------------------------------------------------- 6 export
-def export_classifier(pt: Path, onnx_path: Path) -> Path:
+def export_classifier(pt: Path, onnx_path: Path, kind: CropModel = INDEX) -> Path:
     import torch
-    from vision.classifier import build_model
 
-    model = build_model()
+    model = kind.build()
     model.load_state_dict(torch.load(pt, map_location="cpu", weights_only=False)["model"])
     model.eval()
-    dummy = torch.zeros(1, 3, CROP, CROP)
+    dummy = torch.zeros(1, 3, *kind.shape)
     torch.onnx.export(model, dummy, str(onnx_path), input_names=["crops"], output_names=["logits"],
                       dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17,
                       dynamo=False)
@@ -630,7 +795,7 @@ def export_detector(pt: Path, onnx_path: Path, imgsz: tuple[int, int]) -> Path:
     return onnx_path
 
 
-def stage_export(plan: TrainPlan, det_pt: Path, cls_pt: Path) -> None:
+def stage_export(plan: TrainPlan, det_pt: Path, cls_pt: Path, face_pt: Path | None = None) -> None:
     _yolo_env(plan)
     plan.models.mkdir(parents=True, exist_ok=True)
     onnx_det = plan.models / "card_index_detector.onnx"
@@ -645,7 +810,11 @@ def stage_export(plan: TrainPlan, det_pt: Path, cls_pt: Path) -> None:
         _say(f"detector quantised to int8 on {len(imgs)} calibration images (float copy: {fp32})")
     export_classifier(cls_pt, plan.models / "card_index_classifier.onnx")
     shutil.copyfile(det_pt, plan.models / "card_index_detector.pt")
-    _say(f"exported to {plan.models}/card_index_detector.onnx and card_index_classifier.onnx")
+    names = "card_index_detector.onnx and card_index_classifier.onnx"
+    if face_pt is not None and face_pt.exists():
+        export_classifier(face_pt, plan.models / FACE_MODEL_NAME, FACE)
+        names += f" and {FACE_MODEL_NAME}"
+    _say(f"exported to {plan.models}/{names}")
 
 
 # --------------------------------------------------------------------------- all
@@ -682,8 +851,15 @@ def run(plan: TrainPlan) -> int:
     if "classifier" in plan.stages:
         _say("stage classifier")
         cls = stage_classifier(plan, real)
+    if "facecrops" in plan.stages:
+        _say("stage facecrops")
+        stage_facecrops(plan)
+    face = plan.work / "face.pt"
+    if "face" in plan.stages:
+        _say("stage face")
+        face = stage_face(plan)
     if "export" in plan.stages:
         _say("stage export")
-        stage_export(plan, det, cls)
+        stage_export(plan, det, cls, face if face is not None and (plan.work / "face.done").exists() else None)
     _say(f"done in {(time.time() - t0) / 60:.1f} min")
     return 0

@@ -27,8 +27,8 @@ def make_detector(model: str | None, oracle: str | None) -> Any:
     if not path.is_file():
         raise FileNotFoundError(f"no trained card detector at {path}: run `masta train`, or pass "
                                 f"--model PATH")
-    from vision.detector import CardDetector
-    return CardDetector(str(path))
+    from vision.detector import CAMERA, CardDetector
+    return CardDetector(str(path), **CAMERA)
 
 
 def _describe(outputs: list[dict]) -> str:

@@ -32,8 +32,8 @@ def find_model(root: Path | None = None) -> Path | None:
 
 
 def load_detector(model: Path) -> Any:
-    from vision.detector import CardDetector  # lands with the detector; import only when used
-    return CardDetector(str(model))
+    from vision.detector import CAMERA, CardDetector  # lands with the detector; import only when used
+    return CardDetector(str(model), **CAMERA)
 
 
 def sane_frames(frames_fn, report):
