@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from datasets.faces import SHARED_DATA  # noqa: E402
 from referee.cards import name_to_card  # noqa: E402
-from vision.detector import DEFAULT_DETECTOR, CardDetector, group_indices  # noqa: E402
+from vision.detector import CAMERA, DEFAULT_DETECTOR, CardDetector, group_indices  # noqa: E402
 from vision.train import read_yolo_names  # noqa: E402
 
 
@@ -68,7 +68,9 @@ def main(argv: list[str] | None = None) -> int:
     elif not (data / args.split / "images").is_dir():
         print(f"no {data / args.split / 'images'}: nothing to measure", file=sys.stderr)
         return 2
-    det = CardDetector(args.model, decks=args.decks or None, use_face=not args.no_face)
+    # the game videos are read as `masta watch` reads a table camera
+    camera = CAMERA if args.videos else {}
+    det = CardDetector(args.model, decks=args.decks or None, use_face=not args.no_face, **camera)
     tally = Tally(det, args.list)
     cases = video_cases(Path(args.videos), args.count) if args.videos else photo_cases(data, args.split)
     for name, img, truth, roi in cases:
