@@ -238,8 +238,7 @@ class CardDetector:
         (`accept` 0.8; the table camera takes any surer one, see CAMERA)."""
         none = CLASSES.index(NONE)
         probs = [r[2] for r in self.classifier.classify([crop_index(frame, b) for b in boxes])]
-        # (a box read as no index at all, a pip or a court picture, is not read again)
-        unsure = [i for i, p in enumerate(probs) if np.delete(p, none).max() < self.sure and p[none] < 0.5]
+        unsure = [i for i, p in enumerate(probs) if np.delete(p, none).max() < self.sure]
         tight = [(i, sc) for i in unsure for sc in self.box_scales[1:]]
         if not tight:
             return probs
