@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 from datasets.faces import SHARED_DATA  # noqa: E402
 from referee.cards import name_to_card  # noqa: E402
 from vision.detector import CAMERA, DEFAULT_DETECTOR, CardDetector, group_indices  # noqa: E402
-from vision.train import read_yolo_names  # noqa: E402
+from vision.train import read_yolo_labels, read_yolo_names  # noqa: E402
 
 
 def inside(box, x: float, y: float) -> bool:
@@ -88,12 +88,7 @@ def photo_cases(data: Path, split: str):
         if img is None or not lp.exists():
             continue
         h, w = img.shape[:2]
-        truth = []
-        for line in lp.read_text().splitlines():
-            p = line.split()
-            if len(p) == 5:
-                c, cx, cy, bw, bh = int(p[0]), *map(float, p[1:])
-                truth.append((names[c], ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)))
+        truth = [(names[c], box) for c, box in read_yolo_labels(lp, w, h) if box is not None]
         yield ip.name, img, truth, None
 
 

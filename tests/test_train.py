@@ -96,3 +96,14 @@ def test_train_refuses_bad_classifier_options_before_doing_anything(tmp_path, ar
     assert run.returncode == 2
     assert says in run.stderr
     assert not (tmp_path / "w").exists() and not (tmp_path / "d").exists()
+
+
+def test_yolo_label_lines_become_pixel_boxes_and_polygons_keep_only_their_class(tmp_path):
+    from vision.train import read_yolo_labels
+
+    lp = tmp_path / "a.txt"
+    lp.write_text("3 0.5 0.25 0.2 0.1\n\n7 0.1 0.1 0.2 0.1 0.2 0.2 0.1 0.2\n1 0.5\n")
+    rows = read_yolo_labels(lp, 200, 100)
+    assert [c for c, _ in rows] == [3, 7]  # the short line is not a label
+    assert rows[0][1] == pytest.approx((80.0, 20.0, 120.0, 30.0))
+    assert rows[1][1] is None

@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 from referee.cards import name_to_card
+from vision.train import read_yolo_labels
 
 IMG_EXT = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 
@@ -172,12 +173,7 @@ def _truth(img_path: Path, images: Path, cmap: dict[int, str] | None, w: int, h:
             seen[(lab["card"], lab.get("layer", lab["card"]))] = lab["card"]
         boxes = [lab["box"] for lab in m["indices"]]
         return list(seen.values()), m.get("top_card"), boxes
-    cards = []
-    if labels.exists():
-        for line in labels.read_text().split("\n"):
-            p = line.split()
-            if len(p) >= 5:
-                cards.append(cmap[int(p[0])])
+    cards = [cmap[c] for c, _ in read_yolo_labels(labels, w, h)] if labels.exists() else []
     return cards, None, None
 
 

@@ -415,6 +415,22 @@ def read_yolo_names(data_yaml: Path) -> list[str]:
     return [names[k] for k in sorted(names)] if isinstance(names, dict) else list(names)
 
 
+def read_yolo_labels(path: Path, w: int, h: int) -> list[tuple[int, tuple[float, float, float, float] | None]]:
+    """(class id, box x0, y0, x1, y1 in pixels of a w x h image) per line of a YOLO label
+    file; the box is None on a polygon line (more than five fields), blank lines skipped."""
+    out = []
+    for line in Path(path).read_text().splitlines():
+        p = line.split()
+        if len(p) < 5:
+            continue
+        box = None
+        if len(p) == 5:
+            cx, cy, bw, bh = map(float, p[1:])
+            box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
+        out.append((int(p[0]), box))
+    return out
+
+
 def real_pass(plan: TrainPlan, detector_pt: Path, pseudo_dir: Path | None = None,
               split: str = "train") -> tuple[np.ndarray, np.ndarray]:
     """Run the detector on the real training photos.
@@ -442,12 +458,7 @@ def real_pass(plan: TrainPlan, detector_pt: Path, pseudo_dir: Path | None = None
         if img is None or not lp.exists():
             continue
         h, w = img.shape[:2]
-        cards = []
-        for line in lp.read_text().split("\n"):
-            p = line.split()
-            if len(p) == 5:
-                c, cx, cy, bw, bh = int(p[0]), *map(float, p[1:])
-                cards.append((names[c], ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)))
+        cards = [(names[c], box) for c, box in read_yolo_labels(lp, w, h) if box is not None]
         res = model.predict(img, imgsz=640, conf=0.25, verbose=False, device=_device())[0]
         rows = []
         for b, conf in zip(res.boxes.xyxy.cpu().numpy(), res.boxes.conf.cpu().numpy()):
