@@ -24,7 +24,7 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 from pathlib import Path
 
 import cv2
@@ -245,6 +245,29 @@ def stage_crops(plan: TrainPlan) -> Path:
     return out
 
 
+def _indexed_videos(folder: Path) -> Iterator[tuple[str, list[list[list]]]]:
+    """(stem, per-frame index truth) of each training video rendered with its indices."""
+    from datasets.game_video import read_frame_indices
+
+    for ipath in sorted(folder.glob("*.indices.jsonl.gz")):
+        yield ipath.name[:-len(".indices.jsonl.gz")], read_frame_indices(ipath)
+
+
+def _sampled_frames(video: Path, recs: list, every: int, min_indices: int) -> Iterator[tuple[np.ndarray, list]]:
+    """Every `every`-th decoded frame of `video` showing at least `min_indices` indices,
+    with its index truth (decoded as the pipeline decodes, not re-rendered)."""
+    cap = cv2.VideoCapture(str(video))
+    try:
+        for i, idx in enumerate(recs):
+            ok, img = cap.read()
+            if not ok:
+                break
+            if i % every == 0 and len(idx) >= min_indices:
+                yield img, idx
+    finally:
+        cap.release()
+
+
 def video_crops(folder: Path, seed: int, every: int = 6, per_frame: int = 8,
                 neg_per_frame: int = 1) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Crops of the corner indices in rendered game videos, cut from the encoded video as the
@@ -252,21 +275,11 @@ def video_crops(folder: Path, seed: int, every: int = 6, per_frame: int = 8,
     which neither the 640 px synthetic pots nor the close real photos show. Per video stem:
     (N, 80, 80, 3) crops and labels, `per_frame` indices of every `every`-th frame plus
     `neg_per_frame` random `none` crops away from every index."""
-    from datasets.game_video import read_frame_indices
-
     rng = np.random.default_rng(seed)
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    for ipath in sorted(folder.glob("*.indices.jsonl.gz")):
-        stem = ipath.name[:-len(".indices.jsonl.gz")]
-        recs = read_frame_indices(ipath)
-        cap = cv2.VideoCapture(str(folder / f"{stem}.mp4"))
+    for stem, recs in _indexed_videos(folder):
         xs, ys = [], []
-        for i, idx in enumerate(recs):
-            ok, img = cap.read()
-            if not ok:
-                break
-            if i % every or not idx:
-                continue
+        for img, idx in _sampled_frames(folder / f"{stem}.mp4", recs, every, 1):
             h, w = img.shape[:2]
             for k in rng.permutation(len(idx))[:per_frame]:
                 card, *box, _vis = idx[k]
@@ -278,7 +291,6 @@ def video_crops(folder: Path, seed: int, every: int = 6, per_frame: int = 8,
                 if b is not None:
                     xs.append(crop_index(img, b, size=80, margin=CROP_MARGIN_STORE))
                     ys.append(CLASSES.index(NONE))
-        cap.release()
         if xs:
             out[stem] = (np.stack(xs), np.array(ys, np.int64))
     return out
@@ -307,18 +319,20 @@ def render_training_videos(plan: TrainPlan) -> Path:
     return folder
 
 
-def stage_videocrops(plan: TrainPlan) -> Path | None:
-    """Classifier crops cut out of the training videos; the last video's crops validate."""
-    out = plan.work / "crops-video.npz"
+def _video_stage(plan: TrainPlan, what: str, name: str, cut: Callable[[Path, int], dict]) -> Path | None:
+    """Crops cut (`cut(folder, seed)`, per video stem) out of the training videos, rendered
+    first when missing, saved once as `name` in the work folder; the last video's crops
+    validate (none when there is only one video)."""
+    out = plan.work / name
     if out.exists():
-        _say(f"video crops already made: {out}")
+        _say(f"{what} crops already made: {out}")
         return out
     if plan.video_count <= 0:
         return None
-    folder = render_training_videos(plan)
-    crops = video_crops(folder, plan.seed)
+    crops = cut(render_training_videos(plan), plan.seed)
     stems = sorted(crops)
     if not stems:
+        _say(f"no {what} crops in the training videos")
         return None
     val = stems[-1:] if len(stems) > 1 else []
     train = [st for st in stems if st not in val]
@@ -327,8 +341,13 @@ def stage_videocrops(plan: TrainPlan) -> Path | None:
     xv = np.concatenate([crops[st][0] for st in val]) if val else x[:0]
     yv = np.concatenate([crops[st][1] for st in val]) if val else y[:0]
     np.savez(out, x=x, y=y, xv=xv, yv=yv)
-    _say(f"video crops: {len(x)} train, {len(xv)} val -> {out}")
+    _say(f"{what} crops: {len(x)} train, {len(xv)} val -> {out}")
     return out
+
+
+def stage_videocrops(plan: TrainPlan) -> Path | None:
+    """Index crops cut out of the training videos (`video_crops`)."""
+    return _video_stage(plan, "video", "crops-video.npz", video_crops)
 
 
 def face_crops(folder: Path, seed: int, every: int = 8, per_frame: int = 6,
@@ -338,15 +357,12 @@ def face_crops(folder: Path, seed: int, every: int = 8, per_frame: int = 6,
     give the card; pairs of two different cards' indices about a card's diagonal apart are
     `none`. Videos of four-index decks are skipped: two of their indices may be one side's,
     not opposite corners, and the truth does not say which."""
-    from datasets.game_video import read_frame_indices
     from vision.card_face import centres, rectify
 
     rng = np.random.default_rng(seed + 17)
     none = CLASSES.index(NONE)
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    for ipath in sorted(folder.glob("*.indices.jsonl.gz")):
-        stem = ipath.name[:-len(".indices.jsonl.gz")]
-        recs = read_frame_indices(ipath)
+    for stem, recs in _indexed_videos(folder):
         per_card = [Counter(r[0] for r in idx) for idx in recs]
         if any(n > 2 for c in per_card for n in c.values()):
             continue
@@ -355,14 +371,8 @@ def face_crops(folder: Path, seed: int, every: int = 8, per_frame: int = 6,
         if not diag:
             continue
         span = float(np.median(diag))
-        cap = cv2.VideoCapture(str(folder / f"{stem}.mp4"))
         xs, ys = [], []
-        for i, idx in enumerate(recs):
-            ok, img = cap.read()
-            if not ok:
-                break
-            if i % every or len(idx) < 2:
-                continue
+        for img, idx in _sampled_frames(folder / f"{stem}.mp4", recs, every, 2):
             cards = [r[0] for r in idx]
             c = centres([r[1:5] for r in idx])
             pairs = [(a, b) for a in range(len(idx)) for b in range(a + 1, len(idx)) if cards[a] == cards[b]]
@@ -378,32 +388,14 @@ def face_crops(folder: Path, seed: int, every: int = 8, per_frame: int = 6,
                 a, b = neg[k]
                 xs.append(rectify(img, c[a], c[b]))
                 ys.append(none)
-        cap.release()
         if xs:
             out[stem] = (np.stack(xs), np.array(ys, np.int64))
     return out
 
 
 def stage_facecrops(plan: TrainPlan) -> Path | None:
-    """Face crops of the training videos (stage videocrops renders them); the last
-    video's crops validate."""
-    out = plan.work / "crops-face.npz"
-    if out.exists():
-        _say(f"face crops already made: {out}")
-        return out
-    if plan.video_count <= 0:
-        return None
-    crops = face_crops(render_training_videos(plan), plan.seed)
-    stems = sorted(crops)
-    if len(stems) < 2:
-        _say("no training videos with face crops: run stage videocrops with --video-count first")
-        return None
-    x = np.concatenate([crops[st][0] for st in stems[:-1]])
-    y = np.concatenate([crops[st][1] for st in stems[:-1]])
-    xv, yv = crops[stems[-1]]
-    np.savez(out, x=x, y=y, xv=xv, yv=yv)
-    _say(f"face crops: {len(x)} train, {len(xv)} val -> {out}")
-    return out
+    """Upright card crops cut out of the training videos (`face_crops`)."""
+    return _video_stage(plan, "face", "crops-face.npz", face_crops)
 
 
 # --------------------------------------------------------------------------- 4 real
