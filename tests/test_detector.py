@@ -231,3 +231,15 @@ def test_loose_index_boxes_are_read_again_cut_tighter():
         n += len(idx)
     assert n > 100 and sure > 0
     assert right["again"] > 1.05 * right["once"], right
+
+
+def test_a_grouped_card_carries_its_other_likely_readings():
+    p = np.full(len(CLASSES), 0.001)
+    p[CLASSES.index("JC")], p[CLASSES.index("JS")], p[CLASSES.index("none")] = 0.55, 0.3, 0.1
+    q = p.copy()
+    q[CLASSES.index("JC")], q[CLASSES.index("JS")] = 0.65, 0.2
+    hits = [IndexHit((0, 0, 10, 14), 0.9, "JC", 0.55, p), IndexHit((40, 50, 50, 64), 0.9, "JC", 0.65, q)]
+    (card,) = group_indices(hits)
+    assert card.card == "JC" and list(card.reads)[0] == "JC"
+    assert card.reads == pytest.approx({"JC": 0.6, "JS": 0.25})  # the mean; `none` and crumbs left out
+    assert group_indices([IndexHit((0, 0, 10, 14), 0.9, "JC", 0.55)])[0].reads == {}

@@ -223,6 +223,23 @@ def test_priors_rank_ambiguous_reads_and_mark_them():
     assert flicker == []  # seen in one read of three: not there
 
 
+def test_reads_pool_each_detections_other_likely_cards():
+    """A card the classifier keeps as a close second in every read beats a card that wins two
+    reads narrowly: each read's other likely cards (`Detection.reads`) vote in proportion."""
+    from vision.detector import Detection
+
+    box = (100.0, 100.0, 130.0, 144.0)
+    narrow = {"JC": 0.5, "JS": 0.45}
+    reads = [[Detection("JC", 0.5, box, narrow)], [Detection("JC", 0.5, box, narrow)],
+             [Detection("JS", 0.9, box, {"JS": 0.9, "JC": 0.05})]]
+    pooled = consensus(reads, Priors(), WatcherConfig())
+    assert [o.card for o in pooled] == ["JS"] and pooled[0].low_conf  # contested: ask
+    assert pooled[0].votes["JS"] > pooled[0].votes["JC"]
+    # the same reads without their alternatives: two narrow wins carry it
+    bare = [[Det(d.card, d.conf, d.box) for d in r] for r in reads]
+    assert [o.card for o in consensus(bare, Priors(), WatcherConfig())] == ["JC"]
+
+
 def test_evidence_jpegs_before_and_after_with_boxes(tmp_path):
     s = Scene()
     s.still(10)

@@ -42,6 +42,9 @@ class Detection:
     card: str
     conf: float
     box: tuple[float, float, float, float]  # x0, y0, x1, y1 in frame pixels
+    #: the classifier's other readings of this card (card -> probability, the card itself
+    #: included), so that several reads of a still pot can pool them (`pot_watcher.consensus`)
+    reads: dict[str, float] = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict:
         return {"card": self.card, "conf": round(float(self.conf), 4),
@@ -290,6 +293,19 @@ class CardDetector:
         return [c for c in cards if c.conf >= self.conf]
 
 
+def _readings(group: list[IndexHit], top: int = 3, least: float = 0.05) -> dict[str, float]:
+    """The group's `top` cards by mean probability (at least `least`), its own card first."""
+    rows = [h.probs for h in group if h.probs is not None]
+    if not rows:
+        return {}
+    mean = np.mean(rows, axis=0)
+    none = CLASSES.index(NONE)
+    order = [int(k) for k in np.argsort(-mean) if int(k) != none][:top]
+    out = {group[0].card: float(mean[CLASSES.index(group[0].card)])}
+    out.update({CLASSES[k]: float(mean[k]) for k in order if mean[k] >= least and CLASSES[k] not in out})
+    return out
+
+
 def group_indices(hits: list[IndexHit], copies: int | None = None) -> list[Detection]:
     """Merge the indices of one physical card (same id, within about one card's length).
 
@@ -319,7 +335,7 @@ def group_indices(hits: list[IndexHit], copies: int | None = None) -> list[Detec
         p = 1.0 - np.prod([1.0 - h.conf for h in g])
         out.append(Detection(g[0].card, float(min(1.0, max(p, g[0].conf))),
                              (float(b[:, 0].min()), float(b[:, 1].min()),
-                              float(b[:, 2].max()), float(b[:, 3].max()))))
+                              float(b[:, 2].max()), float(b[:, 3].max())), _readings(g)))
     out.sort(key=lambda d: -d.conf)
     if copies is not None:
         seen: dict[str, int] = {}

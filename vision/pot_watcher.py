@@ -190,6 +190,14 @@ def consensus(reads: Sequence[Sequence[DetectionLike]], priors: Priors, cfg: Wat
         c["boxes"].append(box)
         c["box"] = tuple(np.median(np.array(c["boxes"]), axis=0))
         c["votes"][d.card] += float(d.conf)
+        # the read's other likely cards count too, in proportion (a card read JS in one frame
+        # and JC in the next is pooled, not split)
+        reads = getattr(d, "reads", None) or {}
+        own = reads.get(d.card, 0.0)
+        if own > 0:
+            for card, p in reads.items():
+                if card != d.card:
+                    c["votes"][card] += float(d.conf) * p / own
         c["n"] += 1
         return ci
 
