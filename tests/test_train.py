@@ -99,7 +99,7 @@ def test_train_refuses_bad_classifier_options_before_doing_anything(tmp_path, ar
 
 
 def test_yolo_label_lines_become_pixel_boxes_and_polygons_keep_only_their_class(tmp_path):
-    from vision.train import read_yolo_labels
+    from vision.evaluate import read_yolo_labels
 
     lp = tmp_path / "a.txt"
     lp.write_text("3 0.5 0.25 0.2 0.1\n\n7 0.1 0.1 0.2 0.1 0.2 0.2 0.1 0.2\n1 0.5\n")

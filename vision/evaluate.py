@@ -19,7 +19,6 @@ import cv2
 import numpy as np
 
 from referee.cards import name_to_card
-from vision.train import read_yolo_labels
 
 IMG_EXT = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 
@@ -109,6 +108,33 @@ def multiset_prf(truth: list[str], found: list[str]) -> tuple[int, float, float,
     return tp, p, r, f
 
 
+def _name_list(names) -> list[str]:
+    """A data.yaml's `names`, a list or a {class id: name} map, as a list by class id."""
+    return [names[k] for k in sorted(names)] if isinstance(names, dict) else list(names)
+
+
+def read_yolo_names(data_yaml: Path) -> list[str]:
+    import yaml
+
+    return _name_list(yaml.safe_load(Path(data_yaml).read_text())["names"])
+
+
+def read_yolo_labels(path: Path, w: int, h: int) -> list[tuple[int, tuple[float, float, float, float] | None]]:
+    """(class id, box x0, y0, x1, y1 in pixels of a w x h image) per line of a YOLO label
+    file; the box is None on a polygon line (more than five fields), blank lines skipped."""
+    out = []
+    for line in Path(path).read_text().splitlines():
+        p = line.split()
+        if len(p) < 5:
+            continue
+        box = None
+        if len(p) == 5:
+            cx, cy, bw, bh = map(float, p[1:])
+            box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
+        out.append((int(p[0]), box))
+    return out
+
+
 def _resolve(data: str | Path, split: str) -> tuple[Path, list[str]]:
     import yaml
 
@@ -123,8 +149,7 @@ def _resolve(data: str | Path, split: str) -> tuple[Path, list[str]]:
         raise ValueError(f"{data}: not a readable YAML file ({exc})")
     if not isinstance(d, dict) or "names" not in d:
         raise ValueError(f"{data}: a YOLO data.yaml needs 'names' and the image folders")
-    names = d["names"]
-    names = [names[k] for k in sorted(names)] if isinstance(names, dict) else list(names)
+    names = _name_list(d["names"])
     key = split if split in d else ("val" if split == "valid" and "val" in d else None)
     if key is None:
         raise ValueError(f"{data}: no '{split}' split (it has {', '.join(k for k in ('train', 'val', 'test') if k in d)})")

@@ -33,6 +33,7 @@ import numpy as np
 from datasets.faces import SHARED_DATA
 from vision.card_face import FACE_H, FACE_MODEL_NAME, FACE_W
 from vision.classifier import CLASSES, CROP, NONE, crop_index
+from vision.evaluate import read_yolo_labels, read_yolo_names
 
 REAL_DIR = SHARED_DATA / "real" / "poker-cards"
 
@@ -399,30 +400,6 @@ def stage_facecrops(plan: TrainPlan) -> Path | None:
 
 
 # --------------------------------------------------------------------------- 4 real
-def read_yolo_names(data_yaml: Path) -> list[str]:
-    import yaml
-
-    d = yaml.safe_load(Path(data_yaml).read_text())
-    names = d["names"]
-    return [names[k] for k in sorted(names)] if isinstance(names, dict) else list(names)
-
-
-def read_yolo_labels(path: Path, w: int, h: int) -> list[tuple[int, tuple[float, float, float, float] | None]]:
-    """(class id, box x0, y0, x1, y1 in pixels of a w x h image) per line of a YOLO label
-    file; the box is None on a polygon line (more than five fields), blank lines skipped."""
-    out = []
-    for line in Path(path).read_text().splitlines():
-        p = line.split()
-        if len(p) < 5:
-            continue
-        box = None
-        if len(p) == 5:
-            cx, cy, bw, bh = map(float, p[1:])
-            box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
-        out.append((int(p[0]), box))
-    return out
-
-
 def real_pass(plan: TrainPlan, detector_pt: Path, pseudo_dir: Path | None = None,
               split: str = "train") -> tuple[np.ndarray, np.ndarray]:
     """Run the detector on the real training photos.
