@@ -19,6 +19,7 @@ from referee.cards import ALL_CARD_IDS
 
 NONE = "none"
 CLASSES: tuple[str, ...] = ALL_CARD_IDS + (NONE,)
+NONE_ID = CLASSES.index(NONE)
 CROP = 64
 #: the crop is a square around the index box, this many times its longer side
 CROP_MARGIN = 1.3

@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from vision.card_face import FACE_H, FACE_MODEL_NAME, FACE_W, candidate_pairs, centres, fuse, rectify
-from vision.classifier import CLASSES, NONE, IndexClassifier, crop_index, session_options, to_nchw
+from vision.classifier import CLASSES, NONE, NONE_ID, IndexClassifier, crop_index, session_options, to_nchw
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_DETECTOR = MODELS / "card_index_detector.onnx"
@@ -239,19 +239,13 @@ class CardDetector:
         reads; training decks 87-98%, unchanged or better). A tighter cut can also lose a
         big index's suit: on still photos only a sure tighter read replaces the first
         (`accept` 0.8; the table camera takes any surer one, see CAMERA)."""
-        none = CLASSES.index(NONE)
         probs = [r[2] for r in self.classifier.classify([crop_index(frame, b) for b in boxes])]
-        unsure = [i for i, p in enumerate(probs) if np.delete(p, none).max() < self.sure]
-        tight = [(i, sc) for i in unsure for sc in self.box_scales[1:]]
+        tight = [(i, sc) for i, p in enumerate(probs) if _card_conf(p) < self.sure for sc in self.box_scales[1:]]
         if not tight:
             return probs
-        crops = []
-        for i, sc in tight:
-            b = boxes[i]
-            cx, cy, hw, hh = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2, (b[2] - b[0]) / 2 * sc, (b[3] - b[1]) / 2 * sc
-            crops.append(crop_index(frame, (cx - hw, cy - hh, cx + hw, cy + hh)))
+        crops = [crop_index(frame, boxes[i], jitter=(0.0, 0.0, sc)) for i, sc in tight]
         for (i, _), (_, _, p) in zip(tight, self.classifier.classify(crops)):
-            if np.delete(p, none).max() > max(np.delete(probs[i], none).max(), self.accept):
+            if _card_conf(p) > max(_card_conf(probs[i]), self.accept):
                 probs[i] = p
         return probs
 
@@ -267,11 +261,10 @@ class CardDetector:
             return hits
         c = centres(boxes)
         faces = self.face.classify([rectify(frame, c[i], c[j]) for i, j in pairs])
-        none = CLASSES.index(NONE)
         fused = []
         for (i, j), (_, _, fp) in zip(pairs, faces):
-            k, p = fuse(fp, hits[i].probs, hits[j].probs, none)
-            if k != none:
+            k, p = fuse(fp, hits[i].probs, hits[j].probs, NONE_ID)
+            if k != NONE_ID:
                 fused.append((float(fp[k]) * p, i, j, k, p))
         used: set[int] = set()
         out = list(hits)
@@ -293,14 +286,18 @@ class CardDetector:
         return [c for c in cards if c.conf >= self.conf]
 
 
+def _card_conf(probs: np.ndarray) -> float:
+    """The classifier's probability of its likeliest card (`none` left out)."""
+    return float(np.delete(probs, NONE_ID).max())
+
+
 def _readings(group: list[IndexHit], top: int = 3, least: float = 0.05) -> dict[str, float]:
     """The group's `top` cards by mean probability (at least `least`), its own card first."""
     rows = [h.probs for h in group if h.probs is not None]
     if not rows:
         return {}
     mean = np.mean(rows, axis=0)
-    none = CLASSES.index(NONE)
-    order = [int(k) for k in np.argsort(-mean) if int(k) != none][:top]
+    order = [int(k) for k in np.argsort(-mean) if int(k) != NONE_ID][:top]
     out = {group[0].card: float(mean[CLASSES.index(group[0].card)])}
     out.update({CLASSES[k]: float(mean[k]) for k in order if mean[k] >= least and CLASSES[k] not in out})
     return out

@@ -32,7 +32,7 @@ import numpy as np
 
 from datasets.faces import SHARED_DATA
 from vision.card_face import FACE_H, FACE_MODEL_NAME, FACE_W
-from vision.classifier import CLASSES, CROP, NONE, crop_index
+from vision.classifier import CLASSES, CROP, NONE, NONE_ID, crop_index
 from vision.evaluate import read_yolo_labels, read_yolo_names
 
 REAL_DIR = SHARED_DATA / "real" / "poker-cards"
@@ -222,7 +222,7 @@ def synth_crops(folder: Path, split: str, seed: int, neg_per_image: int = 2) -> 
             b = _random_negative(rng, w, h, boxes)
             if b is not None:
                 xs.append(crop_index(img, b, size=big, margin=CROP_MARGIN_STORE))
-                ys.append(CLASSES.index(NONE))
+                ys.append(NONE_ID)
     if not xs:
         return np.zeros((0, big, big, 3), np.uint8), np.zeros((0,), np.int64)
     return np.stack(xs), np.array(ys, np.int64)
@@ -291,7 +291,7 @@ def video_crops(folder: Path, seed: int, every: int = 6, per_frame: int = 8,
                 b = _random_negative(rng, w, h, boxes)
                 if b is not None:
                     xs.append(crop_index(img, b, size=80, margin=CROP_MARGIN_STORE))
-                    ys.append(CLASSES.index(NONE))
+                    ys.append(NONE_ID)
         if xs:
             out[stem] = (np.stack(xs), np.array(ys, np.int64))
     return out
@@ -361,7 +361,6 @@ def face_crops(folder: Path, seed: int, every: int = 8, per_frame: int = 6,
     from vision.card_face import centres, rectify
 
     rng = np.random.default_rng(seed + 17)
-    none = CLASSES.index(NONE)
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for stem, recs in _indexed_videos(folder):
         per_card = [Counter(r[0] for r in idx) for idx in recs]
@@ -388,7 +387,7 @@ def face_crops(folder: Path, seed: int, every: int = 8, per_frame: int = 6,
             for k in rng.permutation(len(neg))[:neg_per_frame]:
                 a, b = neg[k]
                 xs.append(rectify(img, c[a], c[b]))
-                ys.append(none)
+                ys.append(NONE_ID)
         if xs:
             out[stem] = (np.stack(xs), np.array(ys, np.int64))
     return out
@@ -467,7 +466,7 @@ def stage_real(plan: TrainPlan, detector_pt: Path) -> Path | None:
         shutil.rmtree(pseudo)
     x, y = real_pass(plan, detector_pt, pseudo)
     np.savez(out, x=x, y=y)
-    _say(f"real crops: {len(x)} ({int((y == CLASSES.index(NONE)).sum())} none) -> {out}; "
+    _say(f"real crops: {len(x)} ({int((y == NONE_ID).sum())} none) -> {out}; "
          f"pseudo corner labels in {pseudo}")
     return out
 
