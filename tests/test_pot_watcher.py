@@ -349,3 +349,30 @@ def test_a_start_up_card_picked_up_and_played_on_the_pot_is_a_play():
     w, events = run(s)
     assert [(e.type, e.cards) for e in events] == [("cards_played", ["3H"]), ("cards_played", ["8C"])]
     assert "8C" not in w.fixtures
+
+
+def test_a_card_box_stretched_across_the_table_does_not_drag_the_auto_zone():
+    """bench-0105: one play's box, two cards' indices grouped as one, reached from the pot
+    to a player's face-up cards; the auto zone followed it, the face-up cards were then
+    "in the pot" and every clear after it became a mismatch. A box far longer than the
+    others does not place the zone."""
+    s = Scene(6)
+    s.still(10)
+    for k, card in enumerate(["3C", "5D", "6H", "8S", "9C", "JD"]):
+        s.play([card], (130 + 6 * k, 100 + 4 * (k % 2)))
+        s.still(14)
+    s.play(["KD"], (150, 100))
+    s.still(14)
+    s.play(["QS"], (150, 2))  # a player lays a face-up card at the top edge, outside the pot
+    s.still(14)
+    s.reach((W // 2, H // 2))
+    s.cards = [c for c in s.cards if c[0] == "QS"]  # the pot is picked up; the face-up card stays
+    s.leave((W // 2, H // 2))
+    s.still(14)
+    for d in s.dets:  # KD read with a far misread grouped in: a box up to the table's edge
+        d[:] = [Det("KD", x.conf, (150, 0, 180, 200)) if x.card == "KD" else x for x in d]
+    w, events = run(s)
+    assert [e.type for e in events] == ["cards_played"] * 7 + ["pot_cleared"]
+    assert [e.cards for e in events[:7]] == [["3C"], ["5D"], ["6H"], ["8S"], ["9C"], ["JD"], ["KD"]]
+    x0, y0, x1, y1 = w.zone_pixels((H, W))
+    assert y0 > 2 + CARD[1] / 2  # the face-up card's centre stays out of the zone

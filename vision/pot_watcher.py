@@ -56,6 +56,10 @@ DEFAULT_ZONE: Zone = (0.22, 0.2, 0.78, 0.8)
 
 #: the auto zone is placed around the latest this many played cards' boxes
 ZONE_BOXES = 40
+#: played boxes longer than this many times the 90th percentile's do not place the auto zone
+OVERSIZE = 1.6
+#: the auto zone spans the played boxes' edges from this percentile to 100 less it
+EDGE_PCT = 5
 
 
 @dataclass
@@ -336,12 +340,20 @@ class PotWatcher:
             self._played_boxes.append(tuple(float(v) for v in o.box))
         del self._played_boxes[:-ZONE_BOXES]  # only the latest place the zone: keep those
         boxes = np.array(self._played_boxes)
+        sides = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+        # a box far longer than the others' is no card: two cards' indices (one in the pot, one
+        # misread on a player's face-up card) grouped as one. Let it place the zone and the
+        # zone reaches over the face-up cards, which then never leave the "pot".
+        boxes = boxes[sides <= OVERSIZE * max(float(np.percentile(sides, 90)), 1.0)]
         size = float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]))) * 0.85
         cx = float(np.median((boxes[:, 0] + boxes[:, 2]) / 2))
         cy = float(np.median((boxes[:, 1] + boxes[:, 3]) / 2))
         m = self.cfg.zone_margin_cards * size
-        half_w = max(0.75 * size, cx - boxes[:, 0].min(), boxes[:, 2].max() - cx) + m
-        half_h = max(0.75 * size, cy - boxes[:, 1].min(), boxes[:, 3].max() - cy) + m
+        # the spread of the pot, less its few furthest edges (a stray read does not drag it)
+        lo = np.percentile(boxes[:, :2], EDGE_PCT, axis=0)
+        hi = np.percentile(boxes[:, 2:], 100 - EDGE_PCT, axis=0)
+        half_w = max(0.75 * size, cx - lo[0], hi[0] - cx) + m
+        half_h = max(0.75 * size, cy - lo[1], hi[1] - cy) + m
         # never smaller than `zone_min_half` (boxes of corner indices alone are small)
         half_w = max(half_w, self.cfg.zone_min_half[0] * w)
         half_h = max(half_h, self.cfg.zone_min_half[1] * h)
