@@ -167,6 +167,21 @@ def test_index_boxes_lie_on_their_cards_and_crops_come_from_them(tmp_path):
     assert "none" in names and len(names) > 5
     assert stage_videocrops(plan) == out  # made once, found the second time
 
+    # crops cut from the committed detector's own boxes: labelled with the index each box lies
+    # on (the committed classifier agrees with most labels), `none` for boxes on no index
+    from vision.classifier import IndexClassifier
+    from vision.detector import DEFAULT_DETECTOR
+    from vision.train import stage_detcrops
+    dz = np.load(stage_detcrops(plan, DEFAULT_DETECTOR.with_suffix(".pt")))
+    assert dz["x"].shape[1:] == (80, 80, 3) and len(dz["xv"]) > 0
+    dx, dy = np.concatenate([dz["x"], dz["xv"]]), np.concatenate([dz["y"], dz["yv"]])
+    none = CLASSES.index("none")
+    assert (dy == none).any() and len({int(k) for k in dy if k != none}) > 5
+    cards = dy != none
+    read = IndexClassifier(str(DEFAULT_DETECTOR.with_name("card_index_classifier.onnx")), threads=1)
+    got = np.array([CLASSES.index(r[0]) for r in read.classify([c[8:72, 8:72] for c in dx[cards]])])
+    assert (got == dy[cards]).mean() > 0.6
+
     # upright card crops from the same videos: cards where two corner indices are seen
     # (mostly card-white inside), `none` for two cards' indices; the last video validates
     from vision.card_face import FACE_H, FACE_W

@@ -80,7 +80,7 @@ class TrainPlan:
     stages: tuple[str, ...] = ("synth", "detector", "crops", "real", "realdet", "videocrops", "classifier",
                                "export")
     #: stages run only when named: the card-face reader, measured and not shipped (MODEL_CARD.md)
-    optional_stages: tuple[str, ...] = ("facecrops", "face")
+    optional_stages: tuple[str, ...] = ("facecrops", "face", "detcrops")
     log: list[str] = field(default_factory=list)
 
     @property
@@ -297,6 +297,49 @@ def video_crops(folder: Path, seed: int, every: int = 6, per_frame: int = 8,
     return out
 
 
+def detector_crops(folder: Path, seed: int, detector_pt: Path, imgsz: tuple[int, int] = (384, 512),
+                   every: int = 10, per_frame: int = 8, neg_per_frame: int = 3,
+                   min_vis: float = 0.6) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Crops cut from the *detector's* boxes in the training videos, as inference cuts them
+    (its box, not the truth's: off-centre, loose or tight as it comes). A box on an index
+    (centre within half the index of its truth) takes that card when at least `min_vis` of
+    the index shows (less is skipped, unreadable); a box on no index at all (a pip, a court
+    figure, a card back, a hand) is `none`: the hard negatives whose misreads become stray
+    cards in the pot watcher, which random crops away from the indices rarely show."""
+    from ultralytics import YOLO
+
+    model = YOLO(str(detector_pt))
+    rng = np.random.default_rng(seed)
+    out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for stem, recs in _indexed_videos(folder):
+        xs, ys = [], []
+        for img, idx in _sampled_frames(folder / f"{stem}.mp4", recs, every, 1):
+            res = model.predict(img, imgsz=list(imgsz), conf=0.1, iou=0.5, verbose=False, device=_device())[0]
+            truth = np.array([r[1:5] for r in idx], np.float32)
+            tc = (truth[:, :2] + truth[:, 2:]) / 2
+            tsize = np.maximum(truth[:, 2] - truth[:, 0], truth[:, 3] - truth[:, 1])
+            cards, negs = [], []
+            for b in res.boxes.xyxy.cpu().numpy():
+                c = (b[:2] + b[2:]) / 2
+                d = np.hypot(*(tc - c).T)
+                k = int(np.argmin(d))
+                if d[k] <= 0.5 * tsize[k]:
+                    if idx[k][5] >= min_vis:
+                        cards.append((b, CLASSES.index(idx[k][0])))
+                elif not np.any(d <= 1.5 * tsize):  # near an index but not on it: ambiguous
+                    negs.append(b)
+            for k in rng.permutation(len(cards))[:per_frame]:
+                xs.append(crop_index(img, cards[k][0], size=80, margin=CROP_MARGIN_STORE))
+                ys.append(cards[k][1])
+            for k in rng.permutation(len(negs))[:neg_per_frame]:
+                xs.append(crop_index(img, negs[k], size=80, margin=CROP_MARGIN_STORE))
+                ys.append(NONE_ID)
+        if xs:
+            out[stem] = (np.stack(xs), np.array(ys, np.int64))
+            _say(f"detector crops of {stem}: {len(xs)} ({int(np.sum(np.array(ys) == NONE_ID))} none)")
+    return out
+
+
 def render_training_videos(plan: TrainPlan) -> Path:
     """Render `plan.video_count` short game videos in the training deck styles (never the
     held-out ones the benchmark videos use), with each corner index's box; kept ones are
@@ -349,6 +392,13 @@ def _video_stage(plan: TrainPlan, what: str, name: str, cut: Callable[[Path, int
 def stage_videocrops(plan: TrainPlan) -> Path | None:
     """Index crops cut out of the training videos (`video_crops`)."""
     return _video_stage(plan, "video", "crops-video.npz", video_crops)
+
+
+def stage_detcrops(plan: TrainPlan, detector_pt: Path) -> Path | None:
+    """Index crops cut from the detector's own boxes in the training videos (`detector_crops`)."""
+    _yolo_env(plan)
+    return _video_stage(plan, "detector-box", "crops-det.npz",
+                        lambda folder, seed: detector_crops(folder, seed, detector_pt, plan.export_imgsz))
 
 
 def face_crops(folder: Path, seed: int, every: int = 8, per_frame: int = 6,
@@ -711,13 +761,14 @@ def stage_classifier(plan: TrainPlan, real_npz: Path | None) -> Path:
     xm = np.concatenate([x[pick]] + [xr] * rep)
     ym = np.concatenate([y[pick]] + [yr] * rep)
     xval, yval = np.concatenate([xv, xrv]), np.concatenate([yv, yrv])
-    vid = plan.work / "crops-video.npz"
-    if vid.exists():  # the table-video crops (stage videocrops), as many as the real ones at most
-        v = np.load(vid)
-        take = rng.permutation(len(v["x"]))[:max(len(xr) * rep, 1)]
-        xm, ym = np.concatenate([xm, v["x"][take]]), np.concatenate([ym, v["y"][take]])
-        xval, yval = np.concatenate([xval, v["xv"]]), np.concatenate([yval, v["yv"]])
-        _say(f"classifier fine-tune: {len(take)} video crops added ({len(v['xv'])} validate)")
+    for name, what in (("crops-video.npz", "video"), ("crops-det.npz", "detector-box")):
+        vid = plan.work / name
+        if vid.exists():  # table-video crops (stages videocrops, detcrops), as many as the real ones at most
+            v = np.load(vid)
+            take = rng.permutation(len(v["x"]))[:max(len(xr) * rep, 1)]
+            xm, ym = np.concatenate([xm, v["x"][take]]), np.concatenate([ym, v["y"][take]])
+            xval, yval = np.concatenate([xval, v["xv"]]), np.concatenate([yval, v["yv"]])
+            _say(f"classifier fine-tune: {len(take)} {what} crops added ({len(v['xv'])} validate)")
     ckpt = plan.work / "classifier-real.pt"
     done = plan.work / "classifier-real.done"
     if not done.exists():
@@ -824,6 +875,9 @@ def run(plan: TrainPlan) -> int:
     if "videocrops" in plan.stages:
         _say("stage videocrops")
         stage_videocrops(plan)
+    if "detcrops" in plan.stages:
+        _say("stage detcrops")
+        stage_detcrops(plan, det)
     cls = plan.work / "classifier-synth-best.pt"
     if (plan.work / "classifier-real.done").exists():
         cls = real_checkpoint(plan)
