@@ -14,7 +14,9 @@ Why it is built this way:
   are not new, unless, with one deck, one shows up where it never lay: then it is reported,
   flagged); `pot_cleared` when the zone is empty; anything else (the top card taken back,
   half the pot gone, cards of several ranks at once) is a `mismatch` for the operator, never a
-  guess.
+  guess. One exception, because a play is one rank: when one rank's new cards are read far
+  surer than the other new cards (`stray_ratio`), those others are strays (mostly the card
+  under the play, half covered now and misread) and the play stands, flagged, naming them.
 * Reads are ranked with priors from the referee (a burned card cannot be on the pot, two
   copies of a card cannot be in a one-deck game) and a read that is weak, contested between
   frames or overruled by a prior is marked `low_conf` so the page can ask for a check.
@@ -23,7 +25,9 @@ Why it is built this way:
 
 The pot zone is a rectangle in *fractions* of the frame (so it survives a change of camera
 resolution and can be saved with the table set-up). Auto mode starts from the middle of the
-frame and follows where played cards land; `set_zone` (the operator) locks it. Seat zones
+frame and follows where played cards land (the 5th to 95th percentile of their boxes' edges,
+a box far longer than the others left out: one stray read must not drag the zone over the
+players' face-up cards); `set_zone` (the operator) locks it. Seat zones
 (optional, `seats={name: zone}`) tell which side of the table the arm came from: the event's
 `seat` (and `meta.seat` in the log), a hint for the operator, never a ruling.
 """
