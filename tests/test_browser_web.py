@@ -105,3 +105,27 @@ def test_live_ruling_correction_and_standings(server, browser):
     expect(evening.locator(".title.t-masta")).to_contain_text("Ann")
     expect(evening.locator("#chart svg polyline, #chart svg circle").first).to_be_visible()
     ctx.close()
+
+
+def test_an_unsure_camera_read_asks_for_a_check_on_the_rulings_page(server, browser):
+    from playwright.sync_api import expect
+
+    base = server.url
+    api(base, "/setup/api/game", {"players": ["Ann", "Bob"], "dealer": "Bob"})
+    # as the pot watcher sends them: a play it was unsure of (flagged, with why and the other
+    # likely cards), then a sure one
+    api(base, "/manual/api/events", {"type": "cards_played", "cards": ["9C"], "conf": [0.62], "meta": {
+        "low_conf": True, "detail": "also read, far less sure: 6C (a card under it misread?); please check",
+        "reads": [{"9C": 0.62, "9S": 0.31, "8C": 0.02}]}})
+    api(base, "/manual/api/events", {"type": "cards_played", "cards": ["10D"], "conf": [0.97]})
+    page = browser.new_page()
+    page.set_default_timeout(10_000)
+    page.goto(f"{base}/auth?token={TOKEN}&name=Ann&next=/rulings/")
+    unsure = page.locator("#e2 .doubt")
+    expect(unsure).to_contain_text("check")
+    expect(unsure).to_contain_text("6C")
+    expect(unsure.locator('[data-alt="9C or 9S"]')).to_contain_text("9♣ or 9♠ (31%)")
+    expect(unsure.locator(".alt")).to_have_count(1)  # 8C: too unlikely to mention
+    expect(page.locator("#e3 .head")).to_contain_text("10♦")
+    expect(page.locator("#e3 .doubt")).to_have_count(0)
+    page.close()

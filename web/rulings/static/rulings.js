@@ -40,6 +40,23 @@
       o.next ? h("span", { class: "muted small" }, " next " + o.next) : null);
   }
 
+  /* A camera read the watcher was unsure of (meta.low_conf): say so, with why (meta.detail)
+     and the other likely cards (meta.reads), so someone looks at the cards and corrects it. */
+  function doubt(ev) {
+    const m = ev.meta || {};
+    if (ev.type !== "cards_played" || !m.low_conf) return null;
+    const cards = ev.cards || [];
+    const others = (m.reads || []).flatMap((r, i) => Object.entries(r || {})
+      .filter(([c, p]) => c !== cards[i] && p >= 0.05)
+      .sort((a, b) => b[1] - a[1]).slice(0, 2)
+      .map(([c, p]) => h("span", { class: "alt", "data-alt": (cards[i] || "?") + " or " + c },
+        card(cards[i] || "?", true), " or ", card(c, true), " (" + Math.round(p * 100) + "%) ")));
+    return h("div", { class: "out doubt" }, h("span", { class: "tag check" }, "check"),
+      " The camera is unsure of this read" + (m.detail ? ": " + m.detail : "") + ". ",
+      others.length ? ["Other likely cards: ", others] : null,
+      "Look at the pot and correct it if it is wrong.");
+  }
+
   function evidence(ev) {
     const e = ev.evidence || {};
     const imgs = ["before", "after"].filter((k) => e[k]).map((k) =>
@@ -82,6 +99,7 @@
         h("div", { class: "head" }, h("b", {}, "#" + ev.seq + " "), describe(ev), conf,
           voided.has(ev.seq) ? h("span", { class: "tag void" }, "void") : null,
           h("span", { class: "muted small when" }, " · " + who(ev))),
+        doubt(ev),
         r.outputs.map(output),
         evidence(ev),
         r.fixes.length ? h("div", { class: "fixes small" }, "Changed later: ",
