@@ -128,4 +128,11 @@ def test_an_unsure_camera_read_asks_for_a_check_on_the_rulings_page(server, brow
     expect(unsure.locator(".alt")).to_have_count(1)  # 8C: too unlikely to mention
     expect(page.locator("#e3 .head")).to_contain_text("10♦")
     expect(page.locator("#e3 .doubt")).to_have_count(0)
+    # the banner every phone shows says so too, for the latest ruling only when it was unsure
+    expect(page.locator("#banner")).to_contain_text("10♦")
+    expect(page.locator("#banner .doubt")).to_have_count(0)
+    api(base, "/manual/api/events", {"type": "cards_played", "cards": ["JH"], "conf": [0.55],
+                                     "meta": {"low_conf": True}})
+    expect(page.locator("#banner")).to_contain_text("J♥")
+    expect(page.locator("#banner .doubt")).to_contain_text("unsure")
     page.close()
