@@ -148,7 +148,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--threads", type=int, default=2, help="torch CPU threads")
     p.add_argument("--stages", default=None, help="comma list of stages to run "
-                   "(synth,detector,crops,real,realdet,videocrops,classifier,export; also facecrops,face)")
+                   "(synth,detector,crops,real,realdet,videocrops,classifier,export; run only when "
+                   "named: facecrops,face (the card-face reader), detcrops (crops from the "
+                   "detector's own boxes); none of these is in the committed model)")
     p.add_argument("--export-size", default="384x512",
                    help="detector ONNX input HxW (default 384x512: a 640x480 frame scaled by 0.8)")
     p.add_argument("--int8-detector", action="store_true",
