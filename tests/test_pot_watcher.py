@@ -81,6 +81,21 @@ class Scene:
         self.leave(at)
         return landed
 
+    def plays(self, *moves: tuple[list[str], tuple[int, int]], rest: int = 15) -> list[int]:
+        """Each (cards, at) played, then `rest` still frames; the first frame of each."""
+        starts = []
+        for cards, at in moves:
+            starts.append(len(self.frames))
+            self.play(cards, at)
+            self.still(rest)
+        return starts
+
+    def misread(self, card: str, as_card: str, frames, conf: float | None = None) -> None:
+        """The detector reads `card` as `as_card` in `frames` (at `conf`, else as it was)."""
+        for i in frames:
+            self.dets[i] = [Det(as_card, d.conf if conf is None else conf, d.box) if d.card == card else d
+                            for d in self.dets[i]]
+
     def clear(self) -> None:
         at = (W // 2, H // 2)
         self.reach(at)
@@ -306,13 +321,8 @@ def test_a_card_seen_where_it_never_lay_is_not_ignored():
     AD landing elsewhere is reported (flagged), not taken for the card already seen."""
     s = Scene()
     s.still(10)
-    s.play(["5S"], (110, 100))
-    s.still(15)
-    second = len(s.frames)
-    s.play(["AD"], (150, 100))
-    s.still(15)
-    for i in range(second):  # until the second play, the detector reads the 5S as AD
-        s.dets[i] = [Det("AD", d.conf, d.box) if d.card == "5S" else d for d in s.dets[i]]
+    _, second = s.plays((["5S"], (110, 100)), (["AD"], (150, 100)))
+    s.misread("5S", "AD", range(second))  # until the second play, the detector reads the 5S as AD
     w, events = run(s)
     assert events[0].type == "cards_played" and events[0].cards == ["AD"]
     assert len(events) == 2 and events[1].low_conf
@@ -386,13 +396,8 @@ def test_a_far_less_sure_card_of_another_rank_does_not_void_the_play(stray_conf,
     cannot be told and it stays a mismatch for the operator."""
     s = Scene(7)
     s.still(10)
-    s.play(["8D"], (120, 100))
-    s.still(15)
-    second = len(s.frames)
-    s.play(["9C"], (150, 96))
-    s.still(15)
-    for i in range(second, len(s.frames)):  # once covered, the 8D reads as 6C
-        s.dets[i] = [Det("6C", stray_conf, d.box) if d.card == "8D" else d for d in s.dets[i]]
+    _, second = s.plays((["8D"], (120, 100)), (["9C"], (150, 96)))
+    s.misread("8D", "6C", range(second, len(s.frames)), stray_conf)  # once covered, the 8D reads as 6C
     w, events = run(s)
     assert [e.type for e in events] == ["cards_played", expect]
     if expect == "cards_played":
