@@ -78,12 +78,18 @@ def cut_points(sg):
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.integers(0, len(GAMES) - 1), st.floats(0, 0.999), st.sampled_from(STANDARD_DECK))
-def test_an_illegal_play_in_a_real_game(g, where, card):
+@given(st.integers(0, len(GAMES) - 1), st.floats(0, 0.999), st.floats(0, 0.999))
+def test_an_illegal_play_in_a_real_game(g, where, pick):
     sg = GAMES[g]
-    seq = cut_points(sg)[int(where * len(cut_points(sg)))]
+    # drawn among the cards that do not fit (not filtered after the draw: on most piles most
+    # cards fit, and hypothesis gave up on a CI run after 50 of 56 draws fitted)
+    points = [(s, bad) for s in cut_points(sg)
+              if (bad := [c for c in STANDARD_DECK if not fits("fr", sg.piles[s][0], rank_of(c))])]
+    assume(points)
+    seq, bad = points[int(where * len(points))]
+    card = bad[int(pick * len(bad))]
     pile, turn = sg.piles[seq]
-    assume(not fits("fr", pile, rank_of(card)))
+    assert not fits("fr", pile, rank_of(card))
     ref = upto(sg, seq)
     assert ref.view()["turn"] == turn
     out = ref.apply({"type": "cards_played", "cards": [card]})
