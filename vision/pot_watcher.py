@@ -369,8 +369,9 @@ class PotWatcher:
         # a box far longer than the others' is no card: two cards' indices (one in the pot, one
         # misread on a player's face-up card) grouped as one. Let it place the zone and the
         # zone reaches over the face-up cards, which then never leave the "pot".
-        boxes = boxes[sides <= OVERSIZE * max(float(np.percentile(sides, 90)), 1.0)]
-        size = float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]))) * 0.85
+        keep = sides <= OVERSIZE * max(float(np.percentile(sides, 90)), 1.0)
+        boxes = boxes[keep]
+        size = float(np.median(sides[keep])) * 0.85
         cx = float(np.median((boxes[:, 0] + boxes[:, 2]) / 2))
         cy = float(np.median((boxes[:, 1] + boxes[:, 3]) / 2))
         m = self.cfg.zone_margin_cards * size

@@ -79,7 +79,8 @@ class TrainPlan:
     threads: int = 2
     stages: tuple[str, ...] = ("synth", "detector", "crops", "real", "realdet", "videocrops", "classifier",
                                "export")
-    #: stages run only when named: the card-face reader, measured and not shipped (MODEL_CARD.md)
+    #: stages run only when named: the card-face reader and the detector-box crops, measured and
+    #: not in the committed model (MODEL_CARD.md)
     optional_stages: tuple[str, ...] = ("facecrops", "face", "detcrops")
     log: list[str] = field(default_factory=list)
 
