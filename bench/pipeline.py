@@ -41,6 +41,7 @@ from datasets.game_video import (GameRenderer, OracleDetector, VideoSpec, read_f
                                  read_truth, score_events)
 from datasets.video_commands import held_out_faces  # noqa: E402
 from referee.table import TableReferee  # noqa: E402
+from vision.frame_size import frame_size  # noqa: E402
 from vision.pipeline import Pipeline, priors_from_view  # noqa: E402
 from vision.pot_watcher import WatcherConfig  # noqa: E402
 from vision.source import open_source  # noqa: E402
@@ -54,12 +55,15 @@ def video_paths(folder: Path, seed: int) -> dict[str, Path]:
             "frames": Path(f"{stem}.frames.jsonl.gz")}
 
 
-def ensure_video(folder: Path, seed: int, quiet: bool, faces: str | None = None) -> dict[str, Path]:
+def ensure_video(folder: Path, seed: int, quiet: bool, faces: str | None = None,
+                 size: tuple[int, int] = (640, 480)) -> dict[str, Path]:
     paths = video_paths(folder, seed)
     if all(p.exists() for p in paths.values()):
         return paths
     players = NAMES[: 2 + seed % 3]  # 2, 3 and 4 players
-    spec = VideoSpec(seed=seed, players=players, faces=faces or held_out_faces(seed))
+    # the same table in view at any size: a card is a fifth of the frame's height
+    spec = VideoSpec(seed=seed, players=players, faces=faces or held_out_faces(seed),
+                     width=size[0], height=size[1], card_height=round(size[1] / 5))
     t0 = time.time()
     GameRenderer(spec).render(paths["video"])
     if not quiet:
@@ -155,7 +159,10 @@ def _f(x) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--videos", default=None, help="where the videos live (default data/bench-videos, "
-                    "or data/bench-videos-FACES with --faces)")
+                    "data/bench-videos-WxH with another --size, data/bench-videos-FACES with --faces)")
+    ap.add_argument("--size", default="640x480", type=frame_size,
+                    help="camera frame size WxH (default 640x480; 1280x720 is what `masta watch` asks a "
+                         "webcam for): the same table in view, so the cards have more pixels")
     ap.add_argument("--faces", default=None, help="render with this deck style instead of the held-out "
                     "ones (for comparison: e.g. kennard-4color, a style the detector trained on)")
     ap.add_argument("--count", type=int, default=10, help="videos (default 10)")
@@ -174,8 +181,9 @@ def main() -> int:
     ap.add_argument("--out", default="runs/bench-pipeline.json")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args()
-    folder = Path(a.videos or ("data/bench-videos" + (f"-{a.faces}" if a.faces else "")))
-    videos = [ensure_video(folder, a.first_seed + k, a.quiet, a.faces) for k in range(a.count)]
+    suffix = (f"-{a.faces}" if a.faces else "") + ("" if a.size == (640, 480) else f"-{a.size[0]}x{a.size[1]}")
+    folder = Path(a.videos or f"data/bench-videos{suffix}")
+    videos = [ensure_video(folder, a.first_seed + k, a.quiet, a.faces, a.size) for k in range(a.count)]
     if a.render_only:
         return 0
     kinds = ["oracle", "model"] if a.detector == "both" else [a.detector]
@@ -183,6 +191,7 @@ def main() -> int:
     for kind in kinds:
         label = "ORACLE detector (renderer's truth; not the model)" if kind == "oracle" else f"model {a.model}"
         what = f"videos with the {a.faces} deck (trained on? see models/MODEL_CARD.md)" if a.faces else "held-out videos"
+        what += f" at {a.size[0]}x{a.size[1]}"
         print(f"== {label}: {len(videos)} {what} ==", flush=True)
         rows = []
         out = Path(a.out)

@@ -170,3 +170,25 @@ def test_a_damaged_stretch_in_a_video_file_is_skipped_and_reported(tmp_path):
     idx = [f.index for f in frames]
     assert idx == sorted(set(idx)) and all(abs(f.t - f.index / 30.0) < 1e-9 for f in frames)
     assert statuses[-1].kind in ("ended", "truncated") and idx[-1] < n
+
+
+def test_frame_size_parses_width_by_height_and_says_what_is_wrong():
+    import argparse
+
+    from vision.frame_size import WEBCAM_SIZE, frame_size
+    assert frame_size("1280x720") == (1280, 720) and frame_size("640X480") == (640, 480)
+    for bad, says in (("1280", "WIDTHxHEIGHT"), ("axb", "WIDTHxHEIGHT"), ("1280x72", "160x120"),
+                      ("9000x9000", "3840x2160")):
+        with pytest.raises(argparse.ArgumentTypeError, match=says):
+            frame_size(bad)
+    assert WEBCAM_SIZE == frame_size(f"{WEBCAM_SIZE[0]}x{WEBCAM_SIZE[1]}")
+
+
+def test_only_a_webcam_is_asked_for_a_frame_size(tmp_path):
+    video = write_video(tmp_path / "v.mp4", 3)
+    with open_source(str(video), size=(1280, 720)) as src:
+        assert src.ask_size is None  # a file keeps the size it was recorded at
+        frames = list(src.frames())
+    assert frames and frames[0].image.shape[:2] == (64, 96)
+    assert open_source(0, max_retries=0).ask_size == (1280, 720)  # the default: WEBCAM_SIZE
+    assert open_source(0, size=None, max_retries=0).ask_size is None

@@ -30,6 +30,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.frame_size import WEBCAM_SIZE
+
 IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
 STREAM_SCHEMES = ("http://", "https://", "rtsp://", "rtsps://", "rtmp://", "udp://", "tcp://")
 
@@ -103,6 +105,7 @@ class FrameSource:
     pace: bool = False
     timeout_s: float = 5.0  # streams: give up opening or reading after this, then retry
     size: tuple[int, int] | None = None  # (width, height) once known
+    ask_size: tuple[int, int] | None = None  # webcams: the frame size asked for (see WEBCAM_SIZE)
     frame_count: int | None = None
     max_skip: int = 8  # files: failed reads tolerated in a row before seeking past damage
     max_seeks: int = 3  # files: seeks tried past a longer damaged stretch before "truncated"
@@ -112,7 +115,11 @@ class FrameSource:
     # -- opening ---------------------------------------------------------------------------
     def _capture(self) -> cv2.VideoCapture:
         if self.kind == "webcam":
-            return cv2.VideoCapture(int(self.spec))
+            cap = cv2.VideoCapture(int(self.spec))
+            if self.ask_size and cap.isOpened():  # a camera that cannot keeps a size of its own
+                cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.ask_size[0])
+                cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.ask_size[1])
+            return cap
         if self.kind == "stream":  # a stalled stream must time out, not hang the pipeline
             ms = int(self.timeout_s * 1000)
             return cv2.VideoCapture(str(self.spec), cv2.CAP_FFMPEG,
@@ -289,7 +296,8 @@ class FrameSource:
 
 def open_source(spec: str | int, *, live: bool | None = None, fps: float | None = None,
                 on_status: StatusCallback | None = None, backoff: Backoff | None = None,
-                max_retries: int | None = None, pace: bool = False) -> FrameSource:
+                max_retries: int | None = None, pace: bool = False,
+                size: tuple[int, int] | None = WEBCAM_SIZE) -> FrameSource:
     """Open `spec`: an int or digit string (webcam index), an `http(s)://`/`rtsp://` URL, a
     folder of images (sorted by name, `fps` default 30), or a video file.
 
@@ -297,13 +305,15 @@ def open_source(spec: str | int, *, live: bool | None = None, fps: float | None 
     OpenCV cannot decode is `SourceError`. Webcams and URLs are live: if they cannot be opened
     yet, frames() keeps retrying with backoff (reported through `on_status`). `live=True`
     makes a video file behave like a camera (retried when it ends); `pace=True` delivers a
-    file's frames at its own frame rate (a demo that looks live).
+    file's frames at its own frame rate (a demo that looks live). `size`: the frame size a
+    webcam is asked for (default `WEBCAM_SIZE`; None: the camera's own).
     """
     kind = describe(spec)
     status = on_status or _no_status
     is_live = kind in ("webcam", "stream") if live is None else live
     src = FrameSource(spec=spec, kind=kind, live=is_live, fps=float(fps or 30.0), on_status=status,
-                      backoff=backoff or Backoff(), max_retries=max_retries, pace=pace)
+                      backoff=backoff or Backoff(), max_retries=max_retries, pace=pace,
+                      ask_size=size if kind == "webcam" else None)
     if kind == "folder":
         files = sorted(p for p in Path(str(spec)).iterdir()
                        if p.is_file() and p.suffix.lower() in IMAGE_EXTENSIONS)

@@ -9,6 +9,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from vision.frame_size import WEBCAM_SIZE, frame_size
+
 DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "models" / "card_index_detector.onnx"
 
 
@@ -106,7 +108,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
             print(f"{pev.t:8.2f}s  {w.type:12s} {cards:12s}{flag}  {text}", flush=True)
 
     source = open_source(args.source, on_status=on_status, pace=args.pace,
-                         live=True if args.live else None)
+                         live=True if args.live else None, size=args.camera_size)
     zone = None
     if args.zone:
         try:
@@ -153,4 +155,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--log", default=None, help="write the event log (JSON lines) here as it grows")
     p.add_argument("--pace", action="store_true", help="play a file at its own frame rate (as if live)")
     p.add_argument("--live", action="store_true", help="treat the source as a camera: retry when it drops")
+    p.add_argument("--camera-size", default=WEBCAM_SIZE, type=frame_size, metavar="WxH",
+                   help=f"frame size to ask a webcam for (default {WEBCAM_SIZE[0]}x{WEBCAM_SIZE[1]}: the cards' "
+                        f"corners need the pixels; a camera that cannot keeps its own)")
     p.set_defaults(func=cmd_watch)
