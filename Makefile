@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.masta-installed
 
-.PHONY: demo test install system-packages clean
+.PHONY: demo test install system-packages train-fonts clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -30,6 +30,14 @@ system-packages:
 	  echo "installing Debian packages:$$missing"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
+
+# The fonts `masta train` draws its own card decks with (datasets/faces.py; drawn-00 to
+# drawn-15 use the first two families only): Debian's packages. Only for training.
+TRAIN_FONTS := fonts-dejavu-core fonts-dejavu-extra fonts-liberation fonts-freefont-ttf \
+	fonts-urw-base35 fonts-linuxlibertine fonts-crosextra-caladea fonts-ebgaramond \
+	fonts-open-sans fonts-cantarell fonts-lato fonts-comic-neue
+train-fonts:
+	$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(TRAIN_FONTS) >/dev/null
 
 demo: install
 	$(VENV)/bin/masta demo

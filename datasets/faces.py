@@ -34,7 +34,12 @@ SHARED_DATA = Path(os.environ.get(
 VECTOR_STYLES = ("kennard-2color", "kennard-2color-bf", "kennard-4color", "kennard-4color-bf",
                  "knoll")
 PHOTO_STYLES = ("photo-deck",)
-DRAWN_STYLES = tuple(f"drawn-{i:02d}" for i in range(16))
+DRAWN_STYLES = tuple(f"drawn-{i:02d}" for i in range(48))
+#: drawn-00 to drawn-15 take their font from these families only: the fonts they were first
+#: drawn with (the committed models' recipe); the others from every font installed (the
+#: recipe installs Debian's font packages: datasets/recipes/card_models.md)
+FIRST_FONT_DIRS = ("/dejavu/", "/liberation/")
+FIRST_FONT_STYLES = 16
 #: Styles never used for training, kept to measure generalisation to unseen decks.
 HELD_OUT_STYLES = ("knoll", "photo-deck")
 
@@ -247,7 +252,9 @@ def available_fonts() -> list[str]:
         if os.path.isdir(d):
             for root, _, files in os.walk(d):
                 found += [os.path.join(root, f) for f in files if f.lower().endswith((".ttf", ".otf"))]
-    found = sorted(set(f for f in found if "math" not in f.lower()))
+    # fonts that cannot write a rank: symbols, dingbats, a script
+    skip = ("math", "symbol", "d050000l", "dingbat", "z003")
+    found = sorted(set(f for f in found if not any(k in f.lower() for k in skip)))
     return found
 
 
@@ -285,6 +292,11 @@ def _draw_suit(draw, cx: float, cy: float, size: float, suit: str, color, shape_
         draw.polygon([(cx, cy), (cx - 0.3 * s, cy + s), (cx + 0.3 * s, cy + s)], fill=color)
 
 
+def _inside(box: Box, w: int, h: int) -> Box:
+    """`box` cut to the face (an italic letter's ink may start left of its origin)."""
+    return (max(0.0, box[0]), max(0.0, box[1]), min(float(w), box[2]), min(float(h), box[3]))
+
+
 def _draw_deck(style: str) -> dict[str, Face]:
     """A whole deck in one drawn style: one font, one layout, one palette, seeded by name."""
     from PIL import Image, ImageDraw, ImageFont
@@ -292,6 +304,8 @@ def _draw_deck(style: str) -> dict[str, Face]:
     seed = int(style.split("-")[1])
     rng = np.random.default_rng(1000 + seed)
     fonts = available_fonts()
+    if seed < FIRST_FONT_STYLES:
+        fonts = [f for f in fonts if any(k in f for k in FIRST_FONT_DIRS)] or fonts
     if not fonts:
         _warn("no TrueType fonts installed: drawn styles skipped")
         return {}
@@ -337,7 +351,7 @@ def _draw_deck(style: str) -> dict[str, Face]:
                 xs += [bb[0], bb[2]]
                 ys += [bb[1], bb[3]]
                 y = bb[3] + idx_h * 0.12
-            box = (min(xs) - 1, min(ys) - 1, max(xs) + 1, max(ys) + 1)
+            box = _inside((min(xs) - 1, min(ys) - 1, max(xs) + 1, max(ys) + 1), w, h)
             boxes = [box]
             # a star and a jester-ish mark in the middle
             cx, cy, r = w / 2, h / 2, w * 0.28
@@ -362,8 +376,8 @@ def _draw_deck(style: str) -> dict[str, Face]:
             scx = (tb[0] + tb[2]) / 2
             scy = tb[3] + idx_h * 0.12 + ssize / 2
             _draw_suit(d, scx, scy, ssize, suit, color, shape_font)
-            box = (min(tb[0], scx - ssize / 2) - 1, tb[1] - 1, max(tb[2], scx + ssize / 2) + 1,
-                   scy + ssize / 2 + 1)
+            box = _inside((min(tb[0], scx - ssize / 2) - 1, tb[1] - 1, max(tb[2], scx + ssize / 2) + 1,
+                           scy + ssize / 2 + 1), w, h)
             boxes = [box]
             # centre: pips in columns, a big suit, or a court frame with its letter
             if rank in ("J", "Q", "K"):
