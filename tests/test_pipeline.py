@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import threading
 
+import cv2
+import numpy as np
 import pytest
 
 from datasets.game_video import GameRenderer, OracleDetector, VideoSpec, read_frames_truth, read_truth, score_events
@@ -63,7 +65,11 @@ def test_pipeline_runs_in_a_thread_and_stops(clip):
     th = threading.Thread(target=pipe.run, args=(stop,), daemon=True)
     th.start()
     threading.Event().wait(0.8)
-    assert pipe.snapshot_jpeg()[:2] == b"\xff\xd8"
+    jpeg = pipe.snapshot_jpeg()
+    assert jpeg[:2] == b"\xff\xd8"
+    full = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    small = cv2.imdecode(np.frombuffer(pipe.snapshot_jpeg(max_width=320), np.uint8), cv2.IMREAD_COLOR)
+    assert full.shape[1] == 640 and small.shape[:2] == (240, 320)  # phones get at most max_width
     stop.set()
     th.join(timeout=5)
     assert not th.is_alive()

@@ -224,12 +224,17 @@ class Pipeline:
             pass
         return self.stats
 
-    def snapshot_jpeg(self, quality: int = 80) -> bytes | None:
-        """The latest frame with the pot zone and the last settled cards drawn, as JPEG."""
+    def snapshot_jpeg(self, quality: int = 80, max_width: int = 960) -> bytes | None:
+        """The latest frame with the pot zone and the last settled cards drawn, as JPEG, at
+        most `max_width` wide: every phone at the table pulls it (a 1280x720 camera frame
+        would be twice the bytes); evidence frames keep the camera's full size."""
         with self._latest_lock:
             image = self._latest
         if image is None:
             return None
-        ok, buf = cv2.imencode(".jpg", self.watcher.draw(image, self.watcher.state),
-                               [cv2.IMWRITE_JPEG_QUALITY, quality])
+        drawn = self.watcher.draw(image, self.watcher.state)
+        if drawn.shape[1] > max_width:
+            drawn = cv2.resize(drawn, (max_width, round(drawn.shape[0] * max_width / drawn.shape[1])),
+                               interpolation=cv2.INTER_AREA)
+        ok, buf = cv2.imencode(".jpg", drawn, [cv2.IMWRITE_JPEG_QUALITY, quality])
         return buf.tobytes() if ok else None
