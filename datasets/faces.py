@@ -34,12 +34,15 @@ SHARED_DATA = Path(os.environ.get(
 VECTOR_STYLES = ("kennard-2color", "kennard-2color-bf", "kennard-4color", "kennard-4color-bf",
                  "knoll")
 PHOTO_STYLES = ("photo-deck",)
-DRAWN_STYLES = tuple(f"drawn-{i:02d}" for i in range(48))
+DRAWN_STYLES = tuple(f"drawn-{i:02d}" for i in range(64))
 #: drawn-00 to drawn-15 take their font from these families only: the fonts they were first
 #: drawn with (the committed models' recipe); the others from every font installed (the
 #: recipe installs Debian's font packages: datasets/recipes/card_models.md)
 FIRST_FONT_DIRS = ("/dejavu/", "/liberation/")
 FIRST_FONT_STYLES = 16
+#: from drawn-48 on, half the styles write their ranks as outlined (hollow) letters, as some
+#: printed decks do (added after the held-out Knoll deck's hollow Q was read as a 6)
+HOLLOW_FROM = 48
 #: Styles never used for training, kept to measure generalisation to unseen decks.
 HELD_OUT_STYLES = ("knoll", "photo-deck")
 
@@ -333,6 +336,16 @@ def _draw_deck(style: str) -> dict[str, Face]:
                   {"J": "B", "Q": "D", "K": "K", "A": "A"}
     frame_color = tuple(int(v) for v in rng.integers(0, 255, 3))
     font = ImageFont.truetype(font_path, max(8, int(idx_h * 1.3)))
+    # its own generator: the earlier styles' draws stay as they were
+    hollow = seed >= HOLLOW_FROM and np.random.default_rng(5000 + seed).random() < 0.5
+    ink = {"stroke_width": max(1, round(idx_h * 0.07)), "stroke_fill": None} if hollow else {}
+
+    def write(xy, text, fnt, color, **kw) -> None:
+        if hollow:  # the letter's outline in the ink colour, its inside the card's
+            d.text(xy, text, font=fnt, fill=bg, **{**ink, "stroke_fill": color}, **kw)
+        else:
+            d.text(xy, text, font=fnt, fill=color, **kw)
+
     faces: dict[str, Face] = {}
     for card in ALL_CARD_IDS:
         im = Image.new("RGB", (w, h), bg)
@@ -370,8 +383,8 @@ def _draw_deck(style: str) -> dict[str, Face]:
             else:
                 small = font
             tx, ty = margin_x, margin_y
-            tb = d.textbbox((tx, ty), text, font=small, anchor="lt")
-            d.text((tx, ty), text, font=small, fill=color, anchor="lt")
+            tb = d.textbbox((tx, ty), text, font=small, anchor="lt", stroke_width=ink.get("stroke_width", 0))
+            write((tx, ty), text, small, color, anchor="lt")
             ssize = idx_h * suit_scale
             scx = (tb[0] + tb[2]) / 2
             scy = tb[3] + idx_h * 0.12 + ssize / 2
@@ -385,7 +398,7 @@ def _draw_deck(style: str) -> dict[str, Face]:
                 d.rectangle([fx0, fy0, w - fx0, h - fy0], outline=frame_color, width=2,
                             fill=tuple(int(c * 0.5 + b * 0.5) for c, b in zip(frame_color, bg)))
                 bfont = ImageFont.truetype(font_path, int(h * 0.3))
-                d.text((w / 2, h / 2), text, font=bfont, fill=color, anchor="mm")
+                write((w / 2, h / 2), text, bfont, color, anchor="mm")
             elif big_centre or rank == "A":
                 _draw_suit(d, w / 2, h / 2, w * 0.45, suit, color, shape_font)
             else:
