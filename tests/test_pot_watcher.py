@@ -255,6 +255,25 @@ def test_reads_pool_each_detections_other_likely_cards():
     assert [o.card for o in consensus(bare, Priors(), WatcherConfig())] == ["JC"]
 
 
+def test_one_cards_two_corners_read_with_two_suits_stay_one_card():
+    """bench-0100 at 1280x720: a 3S whose top-left index is read 3C in some reads. Those
+    reads see two cards (3S by its other corner, 3C); the 3C index lies inside the 3S's
+    whole-card box, at its corner: it is that card's corner misread, not a second 3."""
+    card = (678.0, 305.0, 733.0, 467.0)
+    tl, br = (681.0, 304.0, 698.0, 322.0), (712.0, 446.0, 731.0, 466.0)
+    reads = [[Det("3S", 0.99, card)], [Det("3S", 0.95, br), Det("3C", 0.5, tl)],
+             [Det("3S", 0.95, br), Det("3C", 0.45, tl)]]
+    one = consensus(reads, Priors(), WatcherConfig())
+    assert [o.card for o in one] == ["3S"] and one[0].votes["3C"] > 0
+    # a lower card of a fanned pair shows its index beside the top card, not inside it
+    beside = (650.0, 304.0, 667.0, 322.0)
+    pair = [[Det("3S", 0.99, card), Det("3C", 0.5, beside)]] * 3
+    assert sorted(o.card for o in consensus(pair, Priors(), WatcherConfig())) == ["3C", "3S"]
+    # another rank at that corner is another card (a misread changes the suit, not the rank)
+    other = [reads[0]] + [[Det("3S", 0.95, br), Det("8C", 0.5, tl)]] * 2
+    assert sorted(o.card for o in consensus(other, Priors(), WatcherConfig())) == ["3S", "8C"]
+
+
 def test_evidence_jpegs_before_and_after_with_boxes(tmp_path):
     s = Scene()
     s.still(10)

@@ -182,6 +182,32 @@ def _same_place(a, b) -> bool:
     return _iou(a, b) > 0.1 or _holds_centre(a, b)
 
 
+def _other_corner(box, card: str, cluster: dict) -> bool:
+    """Is `box` (one index read as `card`) a corner of the cluster's whole card, of the same
+    rank but another suit? Its two indices, read as two suits, made two cards: one card
+    seen as a pair (the held-out videos at 1280x720: 46 single plays came out as two cards
+    of their rank). An index box lies inside the card's box (its extent over the reads), at a corner."""
+    top = max(cluster["votes"], key=cluster["votes"].get)
+    if top == card or rank_of(top) != rank_of(card):
+        return False
+    b = np.array(cluster["boxes"])  # the card's whole extent over the reads
+    cb = (b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max())
+    area = (box[2] - box[0]) * (box[3] - box[1])
+    if area <= 0 or (cb[2] - cb[0]) * (cb[3] - cb[1]) < 3 * area:
+        return False
+    ix = max(0.0, min(box[2], cb[2]) - max(box[0], cb[0]))
+    iy = max(0.0, min(box[3], cb[3]) - max(box[1], cb[1]))
+    return ix * iy >= 0.7 * area and _near_corner(box, cb, 1.0)
+
+
+def _near_corner(box, anchor, reach: float) -> bool:
+    """Is `box`'s centre within `reach` times its longer side of a corner of `anchor`?"""
+    size = max(box[2] - box[0], box[3] - box[1])
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return any(np.hypot(cx - x, cy - y) <= reach * size
+               for x in (anchor[0], anchor[2]) for y in (anchor[1], anchor[3]))
+
+
 def consensus(reads: Sequence[Sequence[DetectionLike]], priors: Priors, cfg: WatcherConfig,
               stats: dict | None = None) -> list[Observation]:
     """Merge several reads of a still scene into one observation per physical card.
@@ -191,13 +217,14 @@ def consensus(reads: Sequence[Sequence[DetectionLike]], priors: Priors, cfg: Wat
     confidence-weighted vote times the prior."""
     clusters: list[dict] = []
 
-    def add(ci: int | None, d, box) -> int:
+    def add(ci: int | None, d, box, again: bool = False) -> int:
         if ci is None:
             clusters.append({"box": box, "boxes": [], "votes": Counter(), "n": 0})
             ci = len(clusters) - 1
         c = clusters[ci]
-        c["boxes"].append(box)
-        c["box"] = tuple(np.median(np.array(c["boxes"]), axis=0))
+        if not again:  # `again`: a second corner of a card this read already saw
+            c["boxes"].append(box)
+            c["box"] = tuple(np.median(np.array(c["boxes"]), axis=0))
         c["votes"][d.card] += float(d.conf)
         # the read's other likely cards count too, in proportion (a card read JS in one frame
         # and JC in the next is pooled, not split)
@@ -207,7 +234,7 @@ def consensus(reads: Sequence[Sequence[DetectionLike]], priors: Priors, cfg: Wat
             for card, p in reads.items():
                 if card != d.card:
                     c["votes"][card] += float(d.conf) * p / own
-        c["n"] += 1
+        c["n"] += 0 if again else 1
         return ci
 
     for read in reads:
@@ -229,8 +256,14 @@ def consensus(reads: Sequence[Sequence[DetectionLike]], priors: Priors, cfg: Wat
                 left.append((d, box))
             else:
                 used.add(add(best, d, box))
-        # ... and only then, with a nearly identical box, a cluster of another card (a misread)
+        # ... and only then, with a nearly identical box, a cluster of another card (a misread),
+        # or one corner of a whole card of its rank read with another suit
         for d, box in left:
+            corner = next((ci for ci, c in enumerate(clusters) if _other_corner(box, d.card, c)), None)
+            if corner is not None:
+                add(corner, d, box, again=corner in used)
+                used.add(corner)
+                continue
             best, best_iou = None, cfg.iou_misread
             for ci, c in enumerate(clusters):
                 if ci in used:
