@@ -425,3 +425,18 @@ def test_a_far_less_sure_card_of_another_rank_does_not_void_the_play(stray_conf,
         assert events[1].to_log_event()["meta"]["detail"] == events[1].detail
     else:
         assert sorted(events[1].cards) == ["6C", "9C"] and events[1].low_conf
+
+
+@pytest.mark.parametrize("first_plays, seen", [(5, 4), (1, 1)])
+def test_a_first_play_misread_at_the_zone_edge_does_not_carry_the_auto_zone_away(first_plays, seen):
+    """A held-out video at 1280x720: the first "play" was a player's face-up card at the
+    starting zone's top edge; the auto zone moved onto that seat and the real pot, in the
+    middle, was never seen again. Until `zone_first_plays` plays the zone keeps the starting
+    zone's middle (with 1, the old behaviour, only the misread is seen)."""
+    s = Scene(3)
+    s.still(10)
+    s.plays((["QH"], (W // 2 + 60, 52)), (["4C"], (W // 2, 130)), (["6D"], (W // 2 + 8, 134)),
+            (["9S"], (W // 2 - 6, 128)))
+    w, events = run(s, PotWatcher(WatcherConfig(zone_first_plays=first_plays)))
+    played = [e.cards for e in events if e.type == "cards_played"]
+    assert played == [["QH"], ["4C"], ["6D"], ["9S"]][:seen]
