@@ -435,8 +435,8 @@ def test_a_first_play_misread_at_the_zone_edge_does_not_carry_the_auto_zone_away
     zone's middle (with 1, the old behaviour, only the misread is seen)."""
     s = Scene(3)
     s.still(10)
-    s.plays((["QH"], (W // 2 + 60, 52)), (["4C"], (W // 2, 130)), (["6D"], (W // 2 + 8, 134)),
-            (["9S"], (W // 2 - 6, 128)))
+    s.plays((["QH"], (W // 2 + 60, 52)), (["4C"], (W // 2 - 15, 98)), (["6D"], (W // 2 - 9, 101)),
+            (["9S"], (W // 2 - 19, 96)))  # the pot in the middle (boxes by their top-left)
     w, events = run(s, PotWatcher(WatcherConfig(zone_first_plays=first_plays)))
     played = [e.cards for e in events if e.type == "cards_played"]
     assert played == [["QH"], ["4C"], ["6D"], ["9S"]][:seen]
