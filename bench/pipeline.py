@@ -20,6 +20,7 @@ renderer's own boxes (with `--miss`/`--confuse` read noise): the ORACLE measures
 watcher and the pipeline, never the model, and every line it prints says so.
 
     .venv/bin/python bench/pipeline.py --detector model            # the real figures
+    .venv/bin/python bench/pipeline.py --detector model --size 1280x720   # what a webcam is asked for
     .venv/bin/python bench/pipeline.py --detector oracle           # watcher alone
     .venv/bin/python bench/pipeline.py --render-only --count 10    # just make the videos
 """
