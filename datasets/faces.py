@@ -338,11 +338,11 @@ def _draw_deck(style: str) -> dict[str, Face]:
     font = ImageFont.truetype(font_path, max(8, int(idx_h * 1.3)))
     # its own generator: the earlier styles' draws stay as they were
     hollow = seed >= HOLLOW_FROM and np.random.default_rng(5000 + seed).random() < 0.5
-    ink = {"stroke_width": max(1, round(idx_h * 0.07)), "stroke_fill": None} if hollow else {}
+    stroke = max(1, round(idx_h * 0.07)) if hollow else 0
 
     def write(xy, text, fnt, color, **kw) -> None:
         if hollow:  # the letter's outline in the ink colour, its inside the card's
-            d.text(xy, text, font=fnt, fill=bg, **{**ink, "stroke_fill": color}, **kw)
+            d.text(xy, text, font=fnt, fill=bg, stroke_width=stroke, stroke_fill=color, **kw)
         else:
             d.text(xy, text, font=fnt, fill=color, **kw)
 
@@ -383,7 +383,7 @@ def _draw_deck(style: str) -> dict[str, Face]:
             else:
                 small = font
             tx, ty = margin_x, margin_y
-            tb = d.textbbox((tx, ty), text, font=small, anchor="lt", stroke_width=ink.get("stroke_width", 0))
+            tb = d.textbbox((tx, ty), text, font=small, anchor="lt", stroke_width=stroke)
             write((tx, ty), text, small, color, anchor="lt")
             ssize = idx_h * suit_scale
             scx = (tb[0] + tb[2]) / 2
