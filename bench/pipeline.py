@@ -48,6 +48,8 @@ from vision.pot_watcher import WatcherConfig  # noqa: E402
 from vision.source import open_source  # noqa: E402
 
 NAMES = ["Ann", "Bob", "Cy", "Dee"]
+#: the benchmark videos' size unless `--size` says otherwise; other sizes get a folder of their own
+SIZE = (VideoSpec.width, VideoSpec.height)
 
 
 def video_paths(folder: Path, seed: int) -> dict[str, Path]:
@@ -57,7 +59,7 @@ def video_paths(folder: Path, seed: int) -> dict[str, Path]:
 
 
 def ensure_video(folder: Path, seed: int, quiet: bool, faces: str | None = None,
-                 size: tuple[int, int] = (640, 480)) -> dict[str, Path]:
+                 size: tuple[int, int] = SIZE) -> dict[str, Path]:
     paths = video_paths(folder, seed)
     if all(p.exists() for p in paths.values()):
         return paths
@@ -161,7 +163,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--videos", default=None, help="where the videos live (default data/bench-videos, "
                     "data/bench-videos-WxH with another --size, data/bench-videos-FACES with --faces)")
-    ap.add_argument("--size", default="640x480", type=frame_size,
+    ap.add_argument("--size", default=f"{SIZE[0]}x{SIZE[1]}", type=frame_size,
                     help="camera frame size WxH (default 640x480; 1280x720 is what `masta watch` asks a "
                          "webcam for): the same table in view, so the cards have more pixels")
     ap.add_argument("--faces", default=None, help="render with this deck style instead of the held-out "
@@ -182,7 +184,7 @@ def main() -> int:
     ap.add_argument("--out", default="runs/bench-pipeline.json")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args()
-    suffix = (f"-{a.faces}" if a.faces else "") + ("" if a.size == (640, 480) else f"-{a.size[0]}x{a.size[1]}")
+    suffix = (f"-{a.faces}" if a.faces else "") + ("" if a.size == SIZE else f"-{a.size[0]}x{a.size[1]}")
     folder = Path(a.videos or f"data/bench-videos{suffix}")
     videos = [ensure_video(folder, a.first_seed + k, a.quiet, a.faces, a.size) for k in range(a.count)]
     if a.render_only:
