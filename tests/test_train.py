@@ -88,6 +88,7 @@ def cv2_laplacian_var(img: np.ndarray) -> float:
 @pytest.mark.parametrize("args, says", [
     (["--cls-from", "no/such/weights.pt"], "--cls-from no/such/weights.pt: no such weights file"),
     (["--cls-lowres", "1.5"], "--cls-lowres 1.5: give a share in [0, 1]"),
+    (["--cls-real-weight", "0"], "--cls-real-weight 0: give a whole number, at least 1"),
 ])
 def test_train_refuses_bad_classifier_options_before_doing_anything(tmp_path, args, says):
     run = subprocess.run([sys.executable, "-m", "masta", "train", "--work", str(tmp_path / "w"),

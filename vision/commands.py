@@ -39,6 +39,7 @@ def cmd_train(args: argparse.Namespace) -> int:
                      det_from=Path(args.detector_from) if args.detector_from else None,
                      det_fraction=args.det_fraction, run_tag=args.run_tag,
                      det_int8=args.int8_detector, cls_lowres=args.cls_lowres, cls_wide=args.cls_wide, cls_lr=args.cls_lr,
+                     cls_real_weight=args.cls_real_weight,
                      cls_from=Path(args.cls_from) if args.cls_from else None,
                      video_count=args.video_count, video_actions=args.video_actions,
                      cls_pick=args.cls_pick, face_epochs=args.face_epochs, face_lr=args.face_lr)
@@ -48,6 +49,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     for name, share in (("--cls-lowres", plan.cls_lowres), ("--cls-wide", plan.cls_wide)):
         if not 0 <= share <= 1:
             raise ValueError(f"{name} {share}: give a share in [0, 1]")
+    if plan.cls_real_weight < 1:
+        raise ValueError(f"--cls-real-weight {plan.cls_real_weight}: give a whole number, at least 1")
     if not 0 < plan.det_fraction <= 1:
         raise ValueError(f"--det-fraction {plan.det_fraction}: give a share in (0, 1]")
     if args.quick:  # a smoke run: a few tiny images, one epoch each
@@ -126,6 +129,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "synthetic stage's; that stage is then not trained")
     p.add_argument("--cls-lr", type=float, default=1.5e-3,
                    help="peak learning rate of the classifier's real fine-tune (one-cycle)")
+    p.add_argument("--cls-real-weight", type=int, default=1,
+                   help="the real photos' crops are repeated this many times more in the classifier's "
+                   "real fine-tune (1: they weigh as much as the synthetic crops)")
     p.add_argument("--cls-pick", choices=("best", "last"), default="best",
                    help="export the real fine-tune's best-validation checkpoint or its last epoch")
     p.add_argument("--video-count", type=int, default=0,

@@ -67,6 +67,7 @@ class TrainPlan:
     cls_wide: float = 0.0  # share of classifier training crops cut from a loose, off-centre box
     cls_from: Path | None = None  # start the real fine-tune from these weights (not the synthetic stage's)
     cls_lr: float = 1.5e-3  # the real fine-tune's peak rate
+    cls_real_weight: int = 1  # the real crops repeated this many times more in the real fine-tune
     cls_pick: str = "best"  # which real fine-tune checkpoint is exported: best validation or last epoch
     video_count: int = 0  # training-style game videos rendered for classifier crops (stage videocrops)
     video_actions: int = 40  # plays, burns and pick-ups per such video
@@ -759,8 +760,8 @@ def stage_classifier(plan: TrainPlan, real_npz: Path | None) -> Path:
     n_syn = min(len(x), 4 * len(xr))
     pick = rng.choice(len(x), n_syn, replace=False)
     rep = max(1, n_syn // max(1, len(xr)))
-    xm = np.concatenate([x[pick]] + [xr] * rep)
-    ym = np.concatenate([y[pick]] + [yr] * rep)
+    xm = np.concatenate([x[pick]] + [xr] * (rep * plan.cls_real_weight))
+    ym = np.concatenate([y[pick]] + [yr] * (rep * plan.cls_real_weight))
     xval, yval = np.concatenate([xv, xrv]), np.concatenate([yv, yrv])
     for name, what in (("crops-video.npz", "video"), ("crops-det.npz", "detector-box")):
         vid = plan.work / name
