@@ -20,6 +20,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from referee.cards import rank_of
 from vision.card_face import FACE_H, FACE_MODEL_NAME, FACE_W, candidate_pairs, centres, fuse, rectify
 from vision.classifier import CLASSES, NONE, NONE_ID, IndexClassifier, crop_index, session_options, to_nchw
 
@@ -241,7 +242,10 @@ class CardDetector:
         reads; training decks 87-98%, unchanged or better). On decks whose suit sits apart
         below the rank, the box often holds the rank alone, and the suit is a guess: the real
         photos' 7C read 7S (71 of its 335 training crops were the bare "7"); the looser cuts
-        take the suit in (real valid F1 0.936 -> 0.958, unseen decks +0.02-0.04; 30 Nov 22:00).
+        take the suit in (real valid F1 0.936 -> 0.958, unseen decks +0.02-0.03). A looser
+        read may change the suit only, never the rank: at 640x480 it also takes in the face
+        and the neighbours, and the photographed deck's cards came out as jokers (model card,
+        "Looser re-reads").
         A tighter cut can also lose a big index's suit: on still photos only a sure re-read
         replaces the first (`accept` 0.8; the table camera takes any surer one, see CAMERA)."""
         probs = [r[2] for r in self.classifier.classify([crop_index(frame, b) for b in boxes])]
@@ -251,6 +255,8 @@ class CardDetector:
                 break
             crops = [crop_index(frame, boxes[i], jitter=(0.0, 0.0, sc)) for i in again]
             for i, (_, _, p) in zip(again, self.classifier.classify(crops)):
+                if sc > 1 and _rank(p) != _rank(probs[i]):
+                    continue  # a looser cut is for the suit: it may take in a neighbour's rank
                 if _card_conf(p) > max(_card_conf(probs[i]), self.accept):
                     probs[i] = p
         return probs
@@ -290,6 +296,11 @@ class CardDetector:
         hits = self.read_indices(frame, roi)
         cards = group_indices(hits, copies=self.decks)
         return [c for c in cards if c.conf >= self.conf]
+
+
+def _rank(probs: np.ndarray) -> str:
+    """The rank of the classifier's likeliest card (`none` left out; the joker is its own)."""
+    return rank_of(CLASSES[int(np.delete(probs, NONE_ID).argmax())])
 
 
 def _card_conf(probs: np.ndarray) -> float:
