@@ -233,21 +233,19 @@ class CardDetector:
 
     def read_boxes(self, frame: np.ndarray, boxes: np.ndarray) -> list[np.ndarray]:
         """The classifier's probabilities for each index box. A box it is not sure of (no
-        card above `sure`) is read again cut looser and tighter (`box_scales`, one scale a round
-        until its read is sure: the same figures as all at once, for about a fifth fewer crops),
-        and a read is kept when its card is surer than the best so far and than `accept`. On decks it
-        never trained on the detector's boxes run loose and off-centre (1.2-1.3 times the
-        index), and the index, small in a loose crop, is misread (held-out decks in game
-        videos: 57-63% of indices read right from the box as found, 77-82% with the tighter
-        reads; training decks 87-98%, unchanged or better). On decks whose suit sits apart
-        below the rank, the box often holds the rank alone, and the suit is a guess: the real
-        photos' 7C read 7S (71 of its 335 training crops were the bare "7"); the looser cuts
-        take the suit in (real valid F1 0.936 -> 0.958, unseen decks +0.02-0.03). A looser
-        read may change the suit only, never the rank: at 640x480 it also takes in the face
-        and the neighbours, and the photographed deck's cards came out as jokers (model card,
-        "Looser re-reads").
-        A tighter cut can also lose a big index's suit: on still photos only a sure re-read
-        replaces the first (`accept` 0.8; the table camera takes any surer one, see CAMERA)."""
+        card above `sure`) is read again cut looser and tighter (`box_scales`), one scale a
+        round until its read is sure (a fifth fewer crops than all at once), and a read is kept
+        when its card is surer than the best so far and than `accept`.
+        Tighter: on decks it never trained on the detector's boxes run loose and off-centre
+        (1.2-1.3 times the index), and the index, small in a loose crop, is misread (held-out
+        decks in game videos: 57-63% of indices read right from the box as found, 77-82% with
+        the tighter reads). A tighter cut can lose a big index's suit, so on still photos only
+        a sure re-read replaces the first (`accept` 0.8; the table camera takes any surer one).
+        Looser: where the suit sits apart below the rank, the box often holds the rank alone
+        and the suit is a guess (the real photos' 7C read 7S from a box on the bare 7). A
+        looser read may change the suit only: on small cards it also takes in the face and
+        the neighbours (photographed-deck cards read as jokers). Figures: the model card,
+        "Looser re-reads"."""
         probs = [r[2] for r in self.classifier.classify([crop_index(frame, b) for b in boxes])]
         for sc in self.box_scales[1:]:  # one scale a round: a box read surely stops there
             again = [i for i, p in enumerate(probs) if _card_conf(p) < self.sure]
