@@ -162,10 +162,15 @@ class WatchEvent:
         return ev
 
 
-def _iou(a, b) -> float:
+def _overlap(a, b) -> float:
+    """The area two boxes share."""
     ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
     iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
+    return ix * iy
+
+
+def _iou(a, b) -> float:
+    inter = _overlap(a, b)
     union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
     return inter / union if union > 0 else 0.0
 
@@ -196,9 +201,7 @@ def _other_corner(box, card: str, cluster: dict) -> bool:
     area = (box[2] - box[0]) * (box[3] - box[1])
     if area <= 0 or (cb[2] - cb[0]) * (cb[3] - cb[1]) < 3 * area:
         return False
-    ix = max(0.0, min(box[2], cb[2]) - max(box[0], cb[0]))
-    iy = max(0.0, min(box[3], cb[3]) - max(box[1], cb[1]))
-    return ix * iy >= 0.7 * area and _near_corner(box, cb, 1.0)
+    return _overlap(box, cb) >= 0.7 * area and _near_corner(box, cb, 1.0)
 
 
 def _near_corner(box, anchor, reach: float) -> bool:
