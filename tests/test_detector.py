@@ -42,6 +42,34 @@ def test_committed_models_exist_and_are_small():
 
 
 @needs_real
+def test_int8_models_read_the_real_photos_as_their_float_copies_do():
+    """models/ runs int8 copies of models/float/ (vision/quantize.py): they must read the same
+    cards, and be int8 (a float file copied in their place would pass the reading alone)."""
+    import onnx
+
+    q, f = CardDetector(DEFAULT_DETECTOR), CardDetector(ROOT / "models" / "float" / DEFAULT_DETECTOR.name)
+    same = total = 0
+    for ip, _ in _real_valid(10):
+        img = cv2.imread(str(ip))
+        a, b = sorted(d.card for d in q.detect(img)), sorted(d.card for d in f.detect(img))
+        t, _, _, _ = multiset_prf(b, a)
+        same, total = same + t, total + max(len(a), len(b))
+    assert total > 20 and same / total >= 0.9, f"int8 read {same} of {total} cards as the float models"
+    ops = {n.op_type for p in ("card_index_detector.onnx", "card_index_classifier.onnx")
+           for n in onnx.load(str(ROOT / "models" / p)).graph.node}
+    assert {"QuantizeLinear", "QLinearConv"} <= ops
+
+
+def test_int8_copies_need_the_float_models_and_a_known_choice(tmp_path):
+    from vision.quantize import quantize_models
+
+    with pytest.raises(FileNotFoundError, match="float models"):
+        quantize_models(tmp_path, tmp_path / "out", [], which="both")
+    with pytest.raises(ValueError, match="choose both, classifier or detector"):
+        quantize_models(ROOT / "models" / "float", tmp_path / "out", [], which="half")
+
+
+@needs_real
 def test_detector_reads_real_photos_it_never_trained_on():
     det = CardDetector(DEFAULT_DETECTOR)
     tp = n_truth = n_found = 0

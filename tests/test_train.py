@@ -17,7 +17,7 @@ def test_quick_training_run_produces_models_the_detector_can_load(tmp_path):
     env = dict(os.environ, YOLO_OFFLINE="1", YOLO_AUTOINSTALL="False",
                YOLO_CONFIG_DIR=str(tmp_path / "yolo"), MPLBACKEND="Agg")
     cmd = [sys.executable, "-m", "masta", "train", "--quick", "--work", str(tmp_path / "work"),
-           "--data", str(tmp_path / "data"), "--models", str(tmp_path / "models"), "--int8-detector"]
+           "--data", str(tmp_path / "data"), "--models", str(tmp_path / "models")]
     run = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     det_onnx = tmp_path / "models" / "card_index_detector.onnx"
@@ -29,12 +29,12 @@ def test_quick_training_run_produces_models_the_detector_can_load(tmp_path):
     out = det.detect(np.full((120, 160, 3), 128, np.uint8))
     assert isinstance(out, list)
 
-    # the exported detector is int8 (QDQ) and its scores follow the float copy's
+    # both models that run are int8 copies of the float ones in models/float, and follow them
     import onnx
     import onnxruntime as ort
     ops = {n.op_type for n in onnx.load(str(det_onnx)).graph.node}
     assert "QuantizeLinear" in ops and "DequantizeLinear" in ops
-    fp32 = tmp_path / "work" / "card_index_detector.fp32.onnx"
+    fp32 = tmp_path / "models" / "float" / "card_index_detector.onnx"
     assert fp32.is_file()
     x = np.random.default_rng(0).random((1, 3, 128, 128), dtype=np.float32)
     q = ort.InferenceSession(str(det_onnx)).run(None, {"images": x})[0][0]
@@ -42,6 +42,13 @@ def test_quick_training_run_produces_models_the_detector_can_load(tmp_path):
     assert q.shape == f.shape
     assert np.corrcoef(q[:4].ravel(), f[:4].ravel())[0, 1] > 0.9  # boxes
     assert np.abs(q[4] - f[4]).mean() < 0.05 and q[4].max() <= 1.0  # scores, kept float at the end
+    cls_onnx = tmp_path / "models" / "card_index_classifier.onnx"
+    assert "QLinearConv" in {n.op_type for n in onnx.load(str(cls_onnx)).graph.node}
+    crops = np.random.default_rng(1).random((8, 3, 64, 64), dtype=np.float32)
+    q = ort.InferenceSession(str(cls_onnx)).run(None, {"crops": crops})[0]
+    f = ort.InferenceSession(str(tmp_path / "models" / "float" / "card_index_classifier.onnx")).run(
+        None, {"crops": crops})[0]
+    assert q.shape == f.shape == (8, 54) and np.corrcoef(q.ravel(), f.ravel())[0, 1] > 0.9
 
     # run again: every stage is found done or resumed, nothing is retrained from scratch
     again = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)

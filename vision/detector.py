@@ -25,8 +25,9 @@ from vision.card_face import FACE_H, FACE_MODEL_NAME, FACE_W, candidate_pairs, c
 from vision.classifier import CLASSES, NONE, NONE_ID, IndexClassifier, crop_index, session_options, to_nchw
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
-DEFAULT_DETECTOR = MODELS / "card_index_detector.onnx"
+DETECTOR_NAME = "card_index_detector.onnx"
 CLASSIFIER_NAME = "card_index_classifier.onnx"
+DEFAULT_DETECTOR = MODELS / DETECTOR_NAME
 
 
 #: the detector's settings behind a table camera (`masta watch`, the web page's camera, the

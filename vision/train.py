@@ -13,7 +13,8 @@ Stages:
               the real valid split is never read here
  5. realdet   the detector fine-tuned on those pseudo labels mixed with synthetic pots
  6. classifier the small CNN on synthetic crops, then fine-tuned with the real crops added
- 7. export    ONNX files into models/
+ 7. export    float ONNX files into models/float/
+ 8. int8      int8 copies of them into models/ (what `CardDetector` runs by default)
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ import numpy as np
 from datasets.faces import SHARED_DATA
 from vision.card_face import FACE_H, FACE_MODEL_NAME, FACE_W
 from vision.classifier import CLASSES, CROP, NONE, NONE_ID, crop_index
+from vision.detector import CLASSIFIER_NAME, DETECTOR_NAME
 from vision.evaluate import read_yolo_labels, read_yolo_names
 
 REAL_DIR = SHARED_DATA / "real" / "poker-cards"
@@ -75,11 +77,12 @@ class TrainPlan:
     face_lr: float = 3e-3
     real_dir: Path = REAL_DIR
     export_imgsz: tuple[int, int] = (384, 512)  # height, width (a 4:3 frame)
-    det_int8: bool = False  # export the detector int8 (QDQ): faster on a CPU, figures within 0.005
+    #: which exported models get int8 copies (stage int8): "both", "classifier", "detector" or "none"
+    int8: str = "both"
     workers: int = 2
     threads: int = 2
     stages: tuple[str, ...] = ("synth", "detector", "crops", "real", "realdet", "videocrops", "classifier",
-                               "export")
+                               "export", "int8")
     #: stages run only when named: the card-face reader and the detector-box crops, measured and
     #: not in the committed model (MODEL_CARD.md)
     optional_stages: tuple[str, ...] = ("facecrops", "face", "detcrops")
@@ -828,25 +831,35 @@ def export_detector(pt: Path, onnx_path: Path, imgsz: tuple[int, int]) -> Path:
 
 
 def stage_export(plan: TrainPlan, det_pt: Path, cls_pt: Path, face_pt: Path | None = None) -> None:
+    """The float ONNX models go to `<models>/float/` (stage int8 makes the ones that run from
+    them); with `--int8 none` they are also copied to `<models>/`."""
     _yolo_env(plan)
-    plan.models.mkdir(parents=True, exist_ok=True)
-    onnx_det = plan.models / "card_index_detector.onnx"
-    export_detector(det_pt, onnx_det, plan.export_imgsz)
-    if plan.det_int8:
-        from vision.quantize import calibration_images, quantize_detector
-
-        fp32 = plan.work / "card_index_detector.fp32.onnx"
-        shutil.move(onnx_det, fp32)
-        imgs = calibration_images([plan.real_dir / "train" / "images", plan.synth_dir / "images" / "train"])
-        quantize_detector(fp32, onnx_det, imgs)
-        _say(f"detector quantised to int8 on {len(imgs)} calibration images (float copy: {fp32})")
-    export_classifier(cls_pt, plan.models / "card_index_classifier.onnx")
+    fdir = plan.models / "float"
+    fdir.mkdir(parents=True, exist_ok=True)
+    export_detector(det_pt, fdir / DETECTOR_NAME, plan.export_imgsz)
+    export_classifier(cls_pt, fdir / CLASSIFIER_NAME)
     shutil.copyfile(det_pt, plan.models / "card_index_detector.pt")
-    names = "card_index_detector.onnx and card_index_classifier.onnx"
+    names = f"{DETECTOR_NAME} and {CLASSIFIER_NAME}"
     if face_pt is not None and face_pt.exists():
         export_classifier(face_pt, plan.models / FACE_MODEL_NAME, FACE)
         names += f" and {FACE_MODEL_NAME}"
-    _say(f"exported to {plan.models}/{names}")
+    if plan.int8 == "none" or "int8" not in plan.stages:
+        for name in (DETECTOR_NAME, CLASSIFIER_NAME):
+            shutil.copyfile(fdir / name, plan.models / name)
+    _say(f"exported to {fdir}/{names}")
+
+
+def stage_int8(plan: TrainPlan) -> None:
+    """Int8 copies of `<models>/float/`'s models into `<models>/`, calibrated on real train
+    photos and synthetic training pots (`vision/quantize.py`)."""
+    from vision.quantize import calibration_images, quantize_models
+
+    if plan.int8 == "none":
+        _say("int8: none asked for (--int8 none), the float models run")
+        return
+    imgs = calibration_images([plan.real_dir / "train" / "images", plan.synth_dir / "images" / "train"])
+    quantize_models(plan.models / "float", plan.models, imgs, which=plan.int8)
+    _say(f"int8 ({plan.int8}) copies in {plan.models}, calibrated on {len(imgs)} images")
 
 
 # --------------------------------------------------------------------------- all
@@ -896,5 +909,8 @@ def run(plan: TrainPlan) -> int:
     if "export" in plan.stages:
         _say("stage export")
         stage_export(plan, det, cls, face if face is not None and (plan.work / "face.done").exists() else None)
+    if "int8" in plan.stages:
+        _say("stage int8")
+        stage_int8(plan)
     _say(f"done in {(time.time() - t0) / 60:.1f} min")
     return 0
