@@ -161,7 +161,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="detector ONNX input HxW (default 384x512: a 640x480 frame scaled by 0.8)")
     p.add_argument("--int8", choices=("both", "classifier", "detector", "none"), default="both",
                    help="which models stage int8 quantises from models/float/ into models/ "
-                   "(calibrated on real train photos and synthetic pots; default both: about 31 "
+                   "(calibrated on real train photos and synthetic pots; default both: about 33 "
                    "instead of 58 ms a 640x480 frame on 2 cores, figures within their spread)")
     p.add_argument("--quick", action="store_true", help="a tiny smoke run (seconds)")
     p.set_defaults(func=cmd_train)

@@ -839,14 +839,14 @@ def stage_export(plan: TrainPlan, det_pt: Path, cls_pt: Path, face_pt: Path | No
     export_detector(det_pt, fdir / DETECTOR_NAME, plan.export_imgsz)
     export_classifier(cls_pt, fdir / CLASSIFIER_NAME)
     shutil.copyfile(det_pt, plan.models / "card_index_detector.pt")
-    names = f"{DETECTOR_NAME} and {CLASSIFIER_NAME}"
+    _say(f"exported {DETECTOR_NAME} and {CLASSIFIER_NAME} to {fdir}")
     if face_pt is not None and face_pt.exists():
         export_classifier(face_pt, plan.models / FACE_MODEL_NAME, FACE)
-        names += f" and {FACE_MODEL_NAME}"
+        _say(f"exported {FACE_MODEL_NAME} to {plan.models}")
     if plan.int8 == "none" or "int8" not in plan.stages:
         for name in (DETECTOR_NAME, CLASSIFIER_NAME):
             shutil.copyfile(fdir / name, plan.models / name)
-    _say(f"exported to {fdir}/{names}")
+        _say(f"copied the float models to {plan.models} (no int8 stage)")
 
 
 def stage_int8(plan: TrainPlan) -> None:

@@ -147,7 +147,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--decks", type=int, default=1, help="decks in play (default 1)")
     p.add_argument("--json", action="store_true",
                    help='one JSON object per line: {"t", "event", "cards", "ruling", ...}')
-    p.add_argument("--model", default=None, help=f"detector ONNX (default {DEFAULT_MODEL.name} in models/)")
+    p.add_argument("--model", default=None, help=f"detector ONNX (default {DEFAULT_MODEL.name} in models/, int8; "
+                   f"models/float/{DEFAULT_MODEL.name} is the float pair, a little better at 640x480)")
     p.add_argument("--oracle", default=None, metavar="FRAMES.jsonl.gz",
                    help="use a synthetic video's ground-truth boxes instead of the model (testing only)")
     p.add_argument("--zone", default=None, help="pot zone x0,y0,x1,y1 as fractions (default: automatic)")
