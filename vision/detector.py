@@ -38,9 +38,10 @@ DEFAULT_DETECTOR = MODELS / DETECTOR_NAME
 #: any surer tighter re-read of a loose index box is taken. Chosen on the benchmark videos
 #: (bench/pipeline.py: play recall 0.552 -> 0.568 from conf 0.5 to 0.35, and 0.521 with
 #: `accept` 0.8); still photos keep the defaults (real valid F1 0.936 vs 0.921).
-#: The camera keeps the detector's score threshold at 0.1: the faint boxes that photos read
-#: since 1 Dec (`det_conf` 0.03) derailed whole benchmark games (model card, "Faint index boxes").
-CAMERA: dict = {"conf": 0.35, "accept": 0.0, "det_conf": 0.1}
+#: Faint index boxes (scored under 0.1) only in frames at least 720 px high (`faint_min_side`):
+#: with a 1280x720 camera `det_conf` 0.05 read 929 instead of 894 of the benchmark's 1,073
+#: plays; at 640x480 (indices ~12 px) they derailed a game (model card, "Faint index boxes").
+CAMERA: dict = {"conf": 0.35, "accept": 0.0, "det_conf": 0.05, "faint_min_side": 720}
 
 
 @dataclass
@@ -132,7 +133,7 @@ class CardDetector:
                  conf: float = 0.5, det_conf: float = 0.03, iou: float = 0.5, threads: int = 2,
                  decks: int | None = 1, max_zoom: float = 1.0, use_face: bool = True,
                  box_scales: tuple[float, ...] = (1.0, 1.4, 0.8, 1.8, 0.65), sure: float = 0.9, accept: float = 0.8,
-                 reread_from: float = 0.1):
+                 reread_from: float = 0.1, faint_min_side: int = 0):
         import onnxruntime as ort
 
         model_path = Path(model_path) if model_path else DEFAULT_DETECTOR
@@ -177,6 +178,9 @@ class CardDetector:
         # det_conf 0.03 lets in (about half of a real photo's boxes) are read once, which keeps
         # a frame under 40 ms (36 vs 50 ms; real valid F1 0.967 vs 0.970)
         self.reread_from = reread_from
+        # in frames whose short side is under this, boxes scored under `reread_from` are not
+        # read at all (the threshold is at least `reread_from`); 0: every frame reads them
+        self.faint_min_side = faint_min_side
         self.last_timing: dict[str, float] = {}
 
     # ---------------------------------------------------------------- stage 1
@@ -196,7 +200,10 @@ class CardDetector:
             x = to_blob(lb, out=self._blob)
             out = self.session.run(None, {self.input_name: x})[0][0]  # (5, N): cx, cy, w, h, score
         scores = out[4]
-        keep = scores >= self.det_conf
+        floor = self.det_conf
+        if min(frame.shape[:2]) < self.faint_min_side:
+            floor = max(floor, self.reread_from)  # small indices: faint boxes are mostly noise
+        keep = scores >= floor
         if not keep.any():
             return np.zeros((0, 4), np.float32), np.zeros((0,), np.float32)
         cx, cy, bw, bh = out[0, keep], out[1, keep], out[2, keep], out[3, keep]
