@@ -22,6 +22,7 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Iterable
 
 import cv2
 import numpy as np
@@ -54,6 +55,21 @@ def calibration_images(folders: list[Path], per_folder: int = 64) -> list[Path]:
     return out
 
 
+def _feed(name: str, arrays: Iterable[np.ndarray]):
+    """ONNX Runtime's calibration reader over `arrays`, each fed as the model's input `name`."""
+    from onnxruntime.quantization import CalibrationDataReader
+
+    class Feed(CalibrationDataReader):
+        def __init__(self) -> None:
+            self.it = iter(arrays)
+
+        def get_next(self):
+            x = next(self.it, None)
+            return None if x is None else {name: x}
+
+    return Feed()
+
+
 def _frames(images: list[Path], frame_hw: tuple[int, int]):
     for p in images:
         img = cv2.imread(str(p))
@@ -64,8 +80,7 @@ def _frames(images: list[Path], frame_hw: tuple[int, int]):
 def quantize_detector(src: Path, dst: Path, images: list[Path], frame_hw: tuple[int, int] = FRAME_HW) -> Path:
     """Write an int8 QDQ copy of detector `src` to `dst`, calibrated on `images`."""
     import onnx
-    from onnxruntime.quantization import (CalibrationDataReader, CalibrationMethod, QuantFormat,
-                                          QuantType, quantize_static)
+    from onnxruntime.quantization import CalibrationMethod, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
     from vision.detector import letterbox
@@ -83,19 +98,12 @@ def quantize_detector(src: Path, dst: Path, images: list[Path], frame_hw: tuple[
         head = _detect_module(names)
         keep_float = [n for n in names if head and head in n and not _HEAD_CONV.search(n)]
 
-        class Reader(CalibrationDataReader):
-            def __init__(self) -> None:
-                self.it = _frames(images, frame_hw)
-
-            def get_next(self):
-                img = next(self.it, None)
-                if img is None:
-                    return None
-                lb, _, _ = letterbox(img, hw)
-                x = lb[..., ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
-                return {inp.name: np.ascontiguousarray(x)}
-
-        quantize_static(str(pre), str(dst), Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
+        # x / 255 here, where inference's `to_blob` multiplies by 1/255: one float32 step apart
+        # on half the levels, which moves a few ranges; kept so the committed detector rebuilds
+        # byte for byte
+        blobs = (np.ascontiguousarray(letterbox(img, hw)[0][..., ::-1].transpose(2, 0, 1)[None]
+                                      .astype(np.float32) / 255.0) for img in _frames(images, frame_hw))
+        quantize_static(str(pre), str(dst), _feed(inp.name, blobs), quant_format=QuantFormat.QDQ, per_channel=True,
                         activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
                         calibrate_method=CalibrationMethod.Percentile, nodes_to_exclude=keep_float,
                         extra_options={"CalibPercentile": PERCENTILE})
@@ -124,28 +132,18 @@ def classifier_batches(detector: Path, images: list[Path], frame_hw: tuple[int, 
 
 def quantize_classifier(src: Path, dst: Path, batches: list[np.ndarray]) -> Path:
     """Write an int8 QOperator copy of crop classifier `src` to `dst`, calibrated on `batches`."""
-    from onnxruntime.quantization import (CalibrationDataReader, CalibrationMethod, QuantFormat,
-                                          QuantType, quantize_static)
+    import onnx
+    from onnxruntime.quantization import CalibrationMethod, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
-    import onnxruntime as ort
 
     if not batches:
         raise ValueError("int8 quantisation of the classifier needs calibration crops: the detector "
                          "found no index in the calibration images")
-    name = ort.InferenceSession(str(src), providers=["CPUExecutionProvider"]).get_inputs()[0].name
     with tempfile.TemporaryDirectory() as tmp:
         pre = Path(tmp) / "pre.onnx"
         quant_pre_process(str(src), str(pre), skip_symbolic_shape=True)
-
-        class Reader(CalibrationDataReader):
-            def __init__(self) -> None:
-                self.it = iter(batches)
-
-            def get_next(self):
-                b = next(self.it, None)
-                return None if b is None else {name: b}
-
-        quantize_static(str(pre), str(dst), Reader(), quant_format=QuantFormat.QOperator, per_channel=True,
+        name = onnx.load(str(pre)).graph.input[0].name
+        quantize_static(str(pre), str(dst), _feed(name, batches), quant_format=QuantFormat.QOperator, per_channel=True,
                         activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
                         calibrate_method=CalibrationMethod.MinMax)
     return dst
