@@ -82,6 +82,9 @@ def main(argv: list[str] | None = None) -> int:
                     "the card-face reader (card_face_classifier.onnx) even when it is there")
     ap.add_argument("--shrink", default="0.5,0.35", help="also read the real valid photos shrunk "
                     "by these factors (small indices, as a table camera sees them; '' for none)")
+    ap.add_argument("--errata", default=str(ROOT / "datasets" / "errata" / "poker-cards.json"),
+                    help="the real photos' known label errors: also print real valid with them fixed "
+                         "('' for not)")
     args = ap.parse_args(argv)
     steady_heap(trim_every=None)  # the heap as `masta` runs it
     det = CardDetector(args.model, threads=args.threads, use_face=not args.no_face,
@@ -92,9 +95,15 @@ def main(argv: list[str] | None = None) -> int:
     real = SHARED_DATA / "real" / "poker-cards" / "data.yaml"
     if real.exists():
         # one deck per photo: each card id at most once (decks=1); also without that limit
-        for decks, how in ((1, "one deck: each card id at most once"), (0, "no copy limit")):
-            rep = evaluate_folder(real, split="val", limit=args.limit, detector=det, decks=decks)
+        runs = [(1, "one deck: each card id at most once", None), (0, "no copy limit", None)]
+        if args.errata:
+            runs.append((1, f"one deck, labels corrected by {args.errata}", args.errata))
+        for decks, how, errata in runs:
+            rep = evaluate_folder(real, split="val", limit=args.limit, detector=det, decks=decks,
+                                  errata=errata)
             f = rep.figures()
+            if errata:
+                how += f": {rep.corrected} label(s)"
             print(f"REAL valid (never trained on; {how}): card-set F1 {f['card_set_f1_mean']:.4f} mean "
                   f"per image, {f['card_set_f1_pooled']:.4f} pooled (P {f['card_set_precision_pooled']:.4f}, "
                   f"R {f['card_set_recall_pooled']:.4f}), exact {f['exact_set_share']:.3f}, "

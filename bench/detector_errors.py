@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 from datasets.faces import SHARED_DATA  # noqa: E402
 from referee.cards import name_to_card  # noqa: E402
 from vision.detector import CAMERA, DEFAULT_DETECTOR, CardDetector, group_indices  # noqa: E402
-from vision.evaluate import read_yolo_labels, read_yolo_names  # noqa: E402
+from vision.evaluate import read_errata, read_yolo_labels, read_yolo_names  # noqa: E402
 
 
 def inside(box, x: float, y: float) -> bool:
@@ -58,6 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--videos", default=None, help="game videos (bench/pipeline.py's) instead of "
                     "photos: the pot's readable cards half a second after each play")
     ap.add_argument("--count", type=int, default=10, help="videos to read with --videos")
+    ap.add_argument("--errata", default=None, help="a JSON file of known label errors to fix first "
+                    "(datasets/errata/poker-cards.json for the real photos)")
     args = ap.parse_args(argv)
     data = Path(args.data)
     if args.videos:
@@ -72,15 +74,17 @@ def main(argv: list[str] | None = None) -> int:
     camera = CAMERA if args.videos else {}
     det = CardDetector(args.model, decks=args.decks or None, use_face=not args.no_face, **camera)
     tally = Tally(det, args.list)
-    cases = video_cases(Path(args.videos), args.count) if args.videos else photo_cases(data, args.split)
+    cases = (video_cases(Path(args.videos), args.count) if args.videos
+             else photo_cases(data, args.split, read_errata(args.errata) if args.errata else {}))
     for name, img, truth, roi in cases:
         tally.add(name, img, truth, roi)
     tally.report()
     return 0
 
 
-def photo_cases(data: Path, split: str):
-    """(name, image, [(card, box)], roi) for each labelled photo of a YOLO folder."""
+def photo_cases(data: Path, split: str, fixes: dict | None = None):
+    """(name, image, [(card, box)], roi) for each labelled photo of a YOLO folder; `fixes`:
+    `read_errata`'s label fixes."""
     names = [name_to_card(n) for n in read_yolo_names(data / "data.yaml")]
     for ip in sorted((data / split / "images").glob("*.jpg")):
         img = cv2.imread(str(ip))
@@ -89,6 +93,11 @@ def photo_cases(data: Path, split: str):
             continue
         h, w = img.shape[:2]
         truth = [(names[c], box) for c, box in read_yolo_labels(lp, w, h) if box is not None]
+        for was, now in (fixes or {}).get(ip.name, []):
+            k = next((k for k, (card, _) in enumerate(truth) if card == was), None)
+            if k is None:
+                raise ValueError(f"errata: {ip.name} has no {was} in its labels")
+            truth[k] = (now, truth[k][1])
         yield ip.name, img, truth, None
 
 

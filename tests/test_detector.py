@@ -14,7 +14,7 @@ from referee.cards import ALL_CARD_IDS, name_to_card
 from vision.classifier import CLASSES
 from vision.detector import (CAMERA, DEFAULT_DETECTOR, CardDetector, Detection, IndexHit, _rank, group_indices,
                              letterbox, nms, to_blob)
-from vision.evaluate import multiset_prf
+from vision.evaluate import evaluate_folder, multiset_prf, read_errata
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT.parent / "shared" / "data" / "real" / "poker-cards"
@@ -127,6 +127,50 @@ def test_eval_on_real_valid_prints_card_set_figures(capsys):
     assert main(["eval", str(REAL / "data.yaml"), "--limit", "3"]) == 0
     out = capsys.readouterr().out
     assert "card-set F1" in out and "ms/image" in out and "mAP50: n/a" in out
+
+
+@needs_real
+def test_eval_errata_fix_known_label_errors_and_refuse_a_wrong_one(tmp_path, capsys):
+    errata = ROOT / "datasets" / "errata" / "poker-cards.json"
+    fixes = read_errata(errata)
+    valid = {p.name for p in (REAL / "valid" / "images").glob("*.jpg")}
+    train = {p.name for p in (REAL / "train" / "images").glob("*.jpg")}
+    assert fixes and set(fixes) <= valid | train  # every fix names a photo of the set
+    name = next(n for n in fixes if n in valid)
+    # the photo labelled 5C shows the jack of hearts: the fix swaps that card id in its truth
+    one = tmp_path / "one"
+    for sub in ("images", "labels"):
+        (one / "valid" / sub).mkdir(parents=True)
+    (one / "valid" / "images" / name).write_bytes((REAL / "valid" / "images" / name).read_bytes())
+    label = (REAL / "valid" / "labels" / name).with_suffix(".txt")
+    (one / "valid" / "labels" / label.name).write_text(label.read_text())
+    (one / "data.yaml").write_text((REAL / "data.yaml").read_text())
+    det = CardDetector()
+    plain = evaluate_folder(one, split="val", detector=det, decks=1).images[0]
+    fixed_rep = evaluate_folder(one, split="val", detector=det, decks=1, errata=errata)
+    fixed = fixed_rep.images[0]
+    (was, now), = fixes[name]
+    assert was in plain.truth and now not in plain.truth
+    assert now in fixed.truth and was not in fixed.truth and len(fixed.truth) == len(plain.truth)
+    assert fixed.found == plain.found and fixed_rep.corrected == 1
+    # a fix naming a card the photo's labels lack is refused, not silently skipped
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"fixes": [{"image": name, "labelled": "2C", "is": "3C"}]}))
+    with pytest.raises(ValueError, match="has no 2C"):
+        evaluate_folder(one, split="val", detector=det, decks=1, errata=bad)
+    bad.write_text(json.dumps({"fixes": [{"image": name, "labelled": "ZZ", "is": "3C"}]}))
+    assert main(["eval", str(one / "data.yaml"), "--errata", str(bad)]) == 2
+    assert "not a usable errata file" in capsys.readouterr().err
+
+
+def test_one_index_seen_in_overlapping_boxes_counts_once():
+    # a tight and a loose box around one index, each read 0.6: one piece of evidence
+    same = [IndexHit((100, 100, 120, 130), 0.9, "5S", 0.6), IndexHit((98, 97, 124, 134), 0.05, "5S", 0.6)]
+    assert group_indices(same)[0].conf == pytest.approx(0.6)
+    # the card's two corners, apart, both read 0.6: two pieces of evidence agree
+    corners = [same[0], IndexHit((180, 230, 200, 260), 0.9, "5S", 0.6)]
+    assert group_indices(corners)[0].conf == pytest.approx(1 - 0.4 * 0.4)
+    assert group_indices(same + corners[1:])[0].conf == pytest.approx(1 - 0.4 * 0.4)
 
 
 def test_letterbox_and_nms():

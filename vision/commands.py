@@ -93,7 +93,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     report = evaluate_folder(args.data, model=args.model, names_map=args.names_map,
                              split=args.split, limit=args.limit, per_image=args.per_image,
-                             decks=args.decks)
+                             decks=args.decks, errata=args.errata)
     print(report.summary())
     if args.json:
         Path(args.json).write_text(json.dumps(report.to_dict(), indent=1))
@@ -193,4 +193,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--decks", type=int, default=1,
                    help="decks in each photo (default 1: each card id counted at most once; 0 = no "
                         "limit, for synthetic pots, which draw cards with replacement)")
+    p.add_argument("--errata", default=None,
+                   help="a JSON file of the folder's known label errors, fixed before comparing "
+                        "(e.g. datasets/errata/poker-cards.json for the real photos)")
     p.set_defaults(func=cmd_eval)

@@ -18,7 +18,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from referee.cards import name_to_card
+from referee.cards import name_to_card, parse_card
 
 IMG_EXT = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 
@@ -44,6 +44,7 @@ class Report:
     ap50: float | None = None
     ap50_note: str = ""
     unreadable: list[str] = field(default_factory=list)
+    corrected: int = 0  # labels fixed by an errata file
 
     def figures(self) -> dict:
         n = len(self.images)
@@ -72,13 +73,15 @@ class Report:
             "ms_per_image_median": float(np.median(ms)),
             "ms_per_image_mean": float(np.mean(ms)),
             "unreadable": len(self.unreadable),
+            "labels_corrected": self.corrected,
         }
 
     def summary(self) -> str:
         f = self.figures()
         if not f.get("images"):
             return f"{self.data}: no images evaluated"
-        lines = [f"{self.data}: {f['images']} images",
+        fixed = f", {self.corrected} label(s) corrected by the errata" if self.corrected else ""
+        lines = [f"{self.data}: {f['images']} images{fixed}",
                  f"  card-set F1 {f['card_set_f1_mean']:.4f} (mean per image; precision "
                  f"{f['card_set_precision_mean']:.4f}, recall {f['card_set_recall_mean']:.4f})",
                  f"  card-set F1 {f['card_set_f1_pooled']:.4f} pooled (precision "
@@ -235,10 +238,45 @@ def average_precision(dets: list[tuple[float, int, np.ndarray]], gts: dict[int, 
     return float(np.sum((mrec[idx + 1] - mrec[idx]) * mpre[idx + 1]))
 
 
+def read_errata(path: str | Path) -> dict[str, list[tuple[str, str]]]:
+    """Label fixes {image file name: [(labelled card id, true card id)]} from an errata JSON.
+
+    A dataset's label errors are fixed in the measurement, not in the dataset (it is read-only
+    and shared); the file says why for each, so anyone can look at the photo and check.
+    """
+    path = Path(path)
+    try:
+        doc = json.loads(path.read_text())
+        fixes = doc["fixes"]
+        out: dict[str, list[tuple[str, str]]] = {}
+        for k, fx in enumerate(fixes):
+            try:
+                pair = (parse_card(fx["labelled"]), parse_card(fx["is"]))
+                out.setdefault(str(fx["image"]), []).append(pair)
+            except (KeyError, TypeError, ValueError) as e:
+                raise ValueError(f"fix {k + 1}: {e}") from e
+    except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"{path}: not a usable errata file ({e}); it must be JSON with "
+                         "'fixes': [{'image': file name, 'labelled': card id, 'is': card id}, ...]") from e
+    return out
+
+
+def _apply_errata(truth: list[str], fixes: list[tuple[str, str]], image: str) -> list[str]:
+    truth = list(truth)
+    for was, now in fixes:
+        if was not in truth:
+            raise ValueError(f"errata: {image} has no {was} in its labels ({' '.join(sorted(truth))}); "
+                             "the fix names the wrong photo or card")
+        truth[truth.index(was)] = now
+    return truth
+
+
 def evaluate_folder(data: str | Path, model: str | Path | None = None, names_map: str | None = None,
                     split: str = "val", limit: int | None = None, per_image: bool = False,
-                    detector=None, decks: int | None = None) -> Report:
-    """`decks`: the detector's limit of copies per card id (None: the detector's own setting)."""
+                    detector=None, decks: int | None = None,
+                    errata: str | Path | None = None) -> Report:
+    """`decks`: the detector's limit of copies per card id (None: the detector's own setting).
+    `errata`: a JSON file of label fixes (`read_errata`), applied to the truth before comparing."""
     from vision.detector import CardDetector
 
     images, names = _resolve(data, split)
@@ -250,6 +288,7 @@ def evaluate_folder(data: str | Path, model: str | Path | None = None, names_map
         paths = paths[:limit]
     if not paths:
         raise ValueError(f"{images}: no images there")
+    fixes = read_errata(errata) if errata else {}
     rep = Report(str(data))
     dets, gts = [], {}
     for k, p in enumerate(paths):
@@ -259,6 +298,9 @@ def evaluate_folder(data: str | Path, model: str | Path | None = None, names_map
             continue
         h, w = img.shape[:2]
         truth, top, gboxes = _truth(p, images, cmap, w, h)
+        if p.name in fixes:
+            truth = _apply_errata(truth, fixes[p.name], p.name)
+            rep.corrected += len(fixes[p.name])
         t0 = time.perf_counter()
         hits = det.read_indices(img)
         from vision.detector import group_indices
