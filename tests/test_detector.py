@@ -163,16 +163,6 @@ def test_eval_errata_fix_known_label_errors_and_refuse_a_wrong_one(tmp_path, cap
     assert "not a usable errata file" in capsys.readouterr().err
 
 
-def test_one_index_seen_in_overlapping_boxes_counts_once():
-    # a tight and a loose box around one index, each read 0.6: one piece of evidence
-    same = [IndexHit((100, 100, 120, 130), 0.9, "5S", 0.6), IndexHit((98, 97, 124, 134), 0.05, "5S", 0.6)]
-    assert group_indices(same)[0].conf == pytest.approx(0.6)
-    # the card's two corners, apart, both read 0.6: two pieces of evidence agree
-    corners = [same[0], IndexHit((180, 230, 200, 260), 0.9, "5S", 0.6)]
-    assert group_indices(corners)[0].conf == pytest.approx(1 - 0.4 * 0.4)
-    assert group_indices(same + corners[1:])[0].conf == pytest.approx(1 - 0.4 * 0.4)
-
-
 def test_letterbox_and_nms():
     img = np.zeros((480, 640, 3), np.uint8)
     out, r, (left, top) = letterbox(img, (384, 512))
