@@ -440,3 +440,36 @@ def test_a_first_play_misread_at_the_zone_edge_does_not_carry_the_auto_zone_away
     w, events = run(s, PotWatcher(WatcherConfig(zone_first_plays=first_plays)))
     played = [e.cards for e in events if e.type == "cards_played"]
     assert played == [["QH"], ["4C"], ["6D"], ["9S"]][:seen]
+
+
+def test_a_clear_that_leaves_only_a_far_card_is_a_clear():
+    """A held-out video at 640x480: a face-up card at a seat was taken for a play, the auto
+    zone grew over it, and after that no clear was ever seen (the pot never looked empty).
+    Once the pot near where plays land is gone, cards left far out are no pot: a clear."""
+    s = Scene(4)
+    s.still(10)
+    mid = (W // 2 - 15, H // 2 - 22)
+    cards = ["4C", "6D", "9S", "10H", "JD", "QC", "KS", "AH", "5H", "7S"]
+    s.plays(*[([c], (mid[0] + (k % 3) * 6 - 6, mid[1] + (k % 2) * 6)) for k, c in enumerate(cards)])
+    s.plays((["8D"], (185, 143)))  # a card at the zone's edge, read as played (a seat's)
+    far = s.cards[-1]
+    at = (W // 2, H // 2)
+    s.reach(at)
+    s.cards[:] = [far]  # the pot swept away, the seat's card left lying
+    s.leave(at)
+    s.still(15)
+    s.plays((["3C"], mid))
+    w, events = run(s)
+    kinds = [(e.type, e.cards) for e in events]
+    assert kinds[-3:] == [("cards_played", ["8D"]), ("pot_cleared", []), ("cards_played", ["3C"])], kinds
+    assert not any(e.type == "mismatch" for e in events)
+    # a clear of the pot near the plays with another pot card still there is no clear
+    s2 = Scene(4)
+    s2.still(10)
+    s2.plays(*[([c], (mid[0] + (k % 3) * 6 - 6, mid[1] + (k % 2) * 6)) for k, c in enumerate(cards)])
+    s2.reach(at)
+    s2.cards[:] = s2.cards[:1]  # the bottom card of the pot stays
+    s2.leave(at)
+    s2.still(15)
+    w2, events2 = run(s2)
+    assert "pot_cleared" not in [e.type for e in events2]

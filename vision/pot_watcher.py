@@ -342,7 +342,7 @@ class PotWatcher:
         self._zone: Zone = tuple(zone) if zone else DEFAULT_ZONE  # type: ignore[assignment]
         self.zone_locked = zone is not None
         self.priors_fn = priors_fn or (lambda: Priors(copies=self.cfg.decks))
-        self._played_boxes: list[tuple[float, float, float, float]] = []  # fractions
+        self._played_boxes: list[tuple[float, float, float, float]] = []  # pixels, the latest plays' boxes
         self._zone_plays = 0  # plays that placed the auto zone
         self._prev_small: np.ndarray | None = None
         self._still = 0
@@ -603,7 +603,11 @@ class PotWatcher:
         if self._rebaseline:
             self._rebaseline = False
             ev = self._outage_event(obs, new_obs, prev_c, cur, t, index)
-        elif not obs:
+        elif not obs or self._only_far_leftovers(obs, prev):
+            if obs:  # what the clear left lies where no play lands: seat cards, not the pot's
+                for o in obs:
+                    self.fixtures.setdefault(o.card, []).append(tuple(float(v) for v in o.box))
+                obs = []
             if prev or self.pot_seen:
                 ev = WatchEvent("pot_cleared", t, self._t_still, index)
                 self.pot_seen = Counter()
@@ -712,6 +716,23 @@ class PotWatcher:
         self._still, self._reads, self._done = 0, [], False
         self._seat_motion = Counter()
         self._rebaseline = True
+
+    def _only_far_leftovers(self, obs: list[Observation], prev: list[Observation]) -> bool:
+        """The pot near where plays land is gone and what is left lies far out (a face-up card
+        at a seat inside a wide auto zone): a clear. Far: beyond twice the reach of the
+        latest plays from their median, and beyond their boxes' median side
+        (five plays or more, the zone not set by hand)."""
+        if self.zone_locked or len(self._played_boxes) < 5 or not prev:
+            return False
+        c = np.array([((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in self._played_boxes])
+        mid = np.median(c, axis=0)
+        sides = [max(b[2] - b[0], b[3] - b[1]) for b in self._played_boxes]
+        reach = max(2.0 * float(np.percentile(np.hypot(*(c - mid).T), 90)), float(np.median(sides)))
+
+        def far(o: Observation) -> bool:
+            return float(np.hypot((o.box[0] + o.box[2]) / 2 - mid[0], (o.box[1] + o.box[3]) / 2 - mid[1])) > reach
+
+        return all(far(o) for o in obs) and not all(far(o) for o in prev)
 
     @staticmethod
     def _pick(obs: list[Observation], wanted: Counter) -> list[Observation]:
