@@ -473,3 +473,28 @@ def test_a_clear_that_leaves_only_a_far_card_is_a_clear():
     s2.still(15)
     w2, events2 = run(s2)
     assert "pot_cleared" not in [e.type for e in events2]
+
+
+def test_a_pot_card_seen_by_its_other_corner_is_the_same_card():
+    """One deck, 1280x720 game videos: a pot card half covered by the next play shows its
+    other corner index, and its box jumps by about a card's diagonal. It is the same card,
+    not a new one beside the play (which made the play a mismatch of two ranks)."""
+    s = Scene()
+    s.still(10)
+    x, y = 140, 100
+    _, second = s.plays((["7H"], (x, y)), (["9C"], (x + 12, y + 8)))
+    tl, br = (x, y, x + 6, y + 10), (x + 24, y + 34, x + 30, y + 44)  # its two corner indices
+    for i, dets in enumerate(s.dets):  # the detector sees an index, not the whole card
+        s.dets[i] = [Det(d.card, d.conf, (tl if i < second else br)) if d.card == "7H" else d for d in dets]
+    w, events = run(s)
+    assert [(e.type, e.cards, e.low_conf) for e in events] == [
+        ("cards_played", ["7H"], False), ("cards_played", ["9C"], False)]
+    # a 7H landing next to where the misread one lay (closer than a card's two corners) is new
+    s2 = Scene()
+    s2.still(10)
+    _, second = s2.plays((["5S"], (x, y)), (["7H"], (x + 14, y + 10)))
+    s2.misread("5S", "7H", range(second))
+    for i, dets in enumerate(s2.dets):
+        s2.dets[i] = [Det(d.card, d.conf, (d.box[0], d.box[1], d.box[0] + 6, d.box[1] + 10)) for d in dets]
+    w2, events2 = run(s2)
+    assert events2[0].cards == ["7H"] and len(events2) == 2 and events2[1].low_conf

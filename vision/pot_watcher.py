@@ -188,6 +188,20 @@ def _same_place(a, b) -> bool:
     return _iou(a, b) > 0.1 or _holds_centre(a, b)
 
 
+def _side(box) -> float:
+    return float(max(box[2] - box[0], box[3] - box[1]))
+
+
+def _other_corner_of(box, where, index_side: float) -> bool:
+    """Could `box` be the same card as `where`, seen by its other corner? A pot card half
+    covered shows one index, then the other: its box jumps by the distance between a card's
+    two indices, about 6 index sides (a poker card's corner indices are ~94 mm apart, each
+    ~16 mm high). Only that jump: another card of the id landing closer is still new.
+    `index_side`: the smallest box side the card was seen with (an index alone, once it was)."""
+    d = np.hypot((box[0] + box[2] - where[0] - where[2]) / 2, (box[1] + box[3] - where[1] - where[3]) / 2)
+    return bool(4.0 * index_side <= d <= 7.5 * index_side)
+
+
 def _other_corner(box, card: str, cluster: dict) -> bool:
     """Is `box` (one index read as `card`) a corner of the cluster's whole card, of the same
     rank but another suit? Its two indices, read as two suits, made two cards: one card
@@ -354,6 +368,7 @@ class PotWatcher:
         self.state: list[Observation] = []
         self.pot_seen: Counter[str] = Counter()
         self.pot_pos: dict[str, tuple[float, float, float, float]] = {}  # where each card lay
+        self.pot_side: dict[str, float] = {}  # the smallest box side each pot card was seen with
         self.top: list[str] = []
         self.frames_seen = 0
         self.detector_calls = 0
@@ -597,7 +612,8 @@ class PotWatcher:
                 where = self.pot_pos.get(o.card)
                 if id(o) in picked or where is None or o.card not in self.pot_seen:
                     continue
-                if not _same_place(o.box, where):
+                side = min(self.pot_side.get(o.card, np.inf), _side(o.box))
+                if not _same_place(o.box, where) and not _other_corner_of(o.box, where, side):
                     o.low_conf = True
                     new_obs.append(o)
         if self._rebaseline:
@@ -611,7 +627,7 @@ class PotWatcher:
             if prev or self.pot_seen:
                 ev = WatchEvent("pot_cleared", t, self._t_still, index)
                 self.pot_seen = Counter()
-                self.pot_pos = {}
+                self.pot_pos, self.pot_side = {}, {}
                 self.top = []
         elif new_obs:
             play, strays = _sure_play(new_obs, self.cfg.stray_ratio)
@@ -663,6 +679,7 @@ class PotWatcher:
         self._seat_motion = Counter()
         for o in obs:
             self.pot_pos[o.card] = o.box
+            self.pot_side[o.card] = min(self.pot_side.get(o.card, np.inf), _side(o.box))
         self.state = obs
         return [ev] if ev is not None else []
 
@@ -674,7 +691,7 @@ class PotWatcher:
         if not obs:
             if not (prev_c or self.pot_seen):
                 return None
-            self.pot_seen, self.pot_pos, self.top = Counter(), {}, []
+            self.pot_seen, self.pot_pos, self.pot_side, self.top = Counter(), {}, {}, []
             return WatchEvent("mismatch", t, self._t_still, index, [], [], True,
                               "the pot was cleared while the camera was out; please check the log")
         if new_obs:
