@@ -498,28 +498,3 @@ def test_a_pot_card_seen_by_its_other_corner_is_the_same_card():
         s2.dets[i] = [Det(d.card, d.conf, (d.box[0], d.box[1], d.box[0] + 6, d.box[1] + 10)) for d in dets]
     w2, events2 = run(s2)
     assert events2[0].cards == ["7H"] and len(events2) == 2 and events2[1].low_conf
-
-
-def test_one_new_cards_two_corners_read_as_two_suits_are_one_play():
-    """1280x720 game videos: a single 3D came out as "3D 3C", its two corner indices (a card
-    length apart) read with two suits. The surer one is the play, flagged for a suit check;
-    a fanned pair, whose indices lie side by side, stays a pair."""
-    s = Scene()
-    s.still(10)
-    x, y = 140, 100
-    s.plays((["3D"], (x, y)))
-    tl, br = (x, y, x + 6, y + 10), (x + 24, y + 34, x + 30, y + 44)
-    start = 10
-    for i in range(start, len(s.dets)):
-        s.dets[i] = [Det("3D", 0.95, tl), Det("3C", 0.7, br)] if s.dets[i] else []
-    w, events = run(s)
-    assert [(e.type, e.cards) for e in events] == [("cards_played", ["3D"])]
-    assert events[0].low_conf and "3C" in events[0].detail
-    # the 3C is kept as seen: the next settled scenes do not report it as a play
-    s2 = Scene()
-    s2.still(10)
-    s2.plays((["9C", "9D"], (x, y)))  # fanned 9 px apart
-    for i in range(10, len(s2.dets)):
-        s2.dets[i] = [Det(d.card, d.conf, (d.box[0], d.box[1], d.box[0] + 6, d.box[1] + 10)) for d in s2.dets[i]]
-    w2, events2 = run(s2)
-    assert [(e.type, sorted(e.cards)) for e in events2] == [("cards_played", ["9C", "9D"])]

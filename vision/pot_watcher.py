@@ -315,26 +315,6 @@ def consensus(reads: Sequence[Sequence[DetectionLike]], priors: Priors, cfg: Wat
     return kept
 
 
-def _one_card_two_suits(new_obs: list[Observation]) -> tuple[list[Observation], list[Observation]]:
-    """(new cards, twins): a new card's two corner indices read as two suits of its rank came
-    out as two cards, one card's length apart (4-7.5 index sides, as `_other_corner_of`). The
-    less sure is the twin. A fanned pair's indices lie side by side (~1.2 index sides apart),
-    and a whole-card box is no index: neither is taken for a twin."""
-    twins: list[Observation] = []
-    for a in sorted(new_obs, key=lambda o: -o.conf):
-        if a in twins:
-            continue
-        for b in new_obs:
-            if b is a or b in twins or b.conf > a.conf or rank_of(b.card) != rank_of(a.card) or b.card == a.card:
-                continue
-            sa, sb = _side(a.box), _side(b.box)
-            if max(sa, sb) > 1.5 * min(sa, sb):  # one of them is a whole card (or two indices)
-                continue
-            if _other_corner_of(b.box, a.box, min(sa, sb)):
-                twins.append(b)
-    return [o for o in new_obs if o not in twins], twins
-
-
 def _sure_play(new_obs: list[Observation], ratio: float) -> tuple[list[Observation], list[Observation]]:
     """(the play, strays) among the cards new since the last settled state. One rank: all of
     them. Several ranks (a play is one rank): when one rank's cards are all read surer than
@@ -650,21 +630,16 @@ class PotWatcher:
                 self.pot_pos, self.pot_side = {}, {}
                 self.top = []
         elif new_obs:
-            new_obs, twins = _one_card_two_suits(new_obs)
             play, strays = _sure_play(new_obs, self.cfg.stray_ratio)
             if play:
                 cards = [o.card for o in play]
                 ev = WatchEvent("cards_played", t, self._t_still, index, cards,
-                                [o.conf for o in play], any(o.low_conf for o in play) or bool(strays or twins),
+                                [o.conf for o in play], any(o.low_conf for o in play) or bool(strays),
                                 alternatives=[o.votes for o in play])
                 if strays:  # kept as seen (not new next time), shown for a check
                     self.pot_seen.update(o.card for o in strays)
                     ev.detail = (f"also read, far less sure: {' '.join(o.card for o in strays)} "
                                  f"(a card under it misread?); please check")
-                if twins:  # likewise
-                    self.pot_seen.update(o.card for o in twins)
-                    ev.detail = (ev.detail + "; " if ev.detail else "") + (
-                        f"its other corner read as {' '.join(o.card for o in twins)}; please check the suit")
                 if len(cards) > 4 * self.cfg.decks:
                     ev.low_conf = True
                     ev.detail = f"{len(cards)} cards of one rank at once"
