@@ -70,6 +70,52 @@ def shrunk_copy(src: Path, split: str, factor: float, out: Path) -> Path:
     return out / "data.yaml"
 
 
+def accuracy(det: CardDetector, args: argparse.Namespace) -> None:
+    """Card-set figures: the real valid photos (as labelled, without the copy limit, with the
+    errata; shrunk) and the held-out decks' synthetic pots."""
+    real = SHARED_DATA / "real" / "poker-cards" / "data.yaml"
+    if real.exists():
+        # one deck per photo: each card id at most once (decks=1); also without that limit
+        runs = [(1, "one deck: each card id at most once", None), (0, "no copy limit", None)]
+        if args.errata:
+            runs.append((1, f"one deck, labels corrected by {args.errata}", args.errata))
+        for decks, how, errata in runs:
+            rep = evaluate_folder(real, split="val", limit=args.limit, detector=det, decks=decks,
+                                  errata=errata)
+            f = rep.figures()
+            if errata:
+                how += f": {rep.corrected} label(s)"
+            print(f"REAL valid (never trained on; {how}): card-set F1 {f['card_set_f1_mean']:.4f} mean "
+                  f"per image, {f['card_set_f1_pooled']:.4f} pooled (P {f['card_set_precision_pooled']:.4f}, "
+                  f"R {f['card_set_recall_pooled']:.4f}), exact {f['exact_set_share']:.3f}, "
+                  f"{f['images']} images")
+        for factor in [float(f) for f in args.shrink.split(",") if f.strip()]:
+            small = shrunk_copy(real.parent, "valid", factor, ROOT / "data" / f"bench-real-valid-x{factor}")
+            f = evaluate_folder(small, split="val", limit=args.limit, detector=det, decks=1).figures()
+            print(f"REAL valid shrunk x{factor} (one deck): card-set F1 {f['card_set_f1_mean']:.4f} mean, "
+                  f"P {f['card_set_precision_pooled']:.4f}, R {f['card_set_recall_pooled']:.4f}")
+    else:
+        print(f"REAL valid: skipped ({real} missing)")
+
+    held = [s for s in HELD_OUT_STYLES if s in face_styles()]
+    if held:
+        from datasets.synth import write_dataset
+        for style in held:
+            out = ROOT / "data" / f"bench-heldout-{style}-n{args.heldout_count}"
+            write_dataset(out, args.heldout_count, seed=4242, size=640, styles=(style,), progress=False)
+            # synthetic pots draw cards with replacement (not one deck): no copy limit
+            rep = evaluate_folder(out, split="val", limit=args.limit, detector=det, decks=0)
+            f = rep.figures()
+            top = f["top_card_accuracy"]
+            print(f"HELD-OUT deck {style} (synthetic pots, never trained on): card-set F1 "
+                  f"{f['card_set_f1_mean']:.4f} mean, {f['card_set_f1_pooled']:.4f} pooled "
+                  f"(P {f['card_set_precision_pooled']:.4f}, R {f['card_set_recall_pooled']:.4f}), "
+                  f"top-card accuracy {top if top is None else round(top, 4)}, index AP50 "
+                  f"{rep.ap50:.4f}, {f['images']} images")
+    else:
+        print("HELD-OUT decks: skipped (their source folders are missing)")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", default=str(DEFAULT_DETECTOR))
@@ -94,51 +140,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"model: {args.model} (detector input {det.input_hw[1]}x{det.input_hw[0]}, "
           f"min card confidence {det.conf})")
 
-    real = SHARED_DATA / "real" / "poker-cards" / "data.yaml"
-    if args.speed_only:
-        pass
-    elif real.exists():
-        # one deck per photo: each card id at most once (decks=1); also without that limit
-        runs = [(1, "one deck: each card id at most once", None), (0, "no copy limit", None)]
-        if args.errata:
-            runs.append((1, f"one deck, labels corrected by {args.errata}", args.errata))
-        for decks, how, errata in runs:
-            rep = evaluate_folder(real, split="val", limit=args.limit, detector=det, decks=decks,
-                                  errata=errata)
-            f = rep.figures()
-            if errata:
-                how += f": {rep.corrected} label(s)"
-            print(f"REAL valid (never trained on; {how}): card-set F1 {f['card_set_f1_mean']:.4f} mean "
-                  f"per image, {f['card_set_f1_pooled']:.4f} pooled (P {f['card_set_precision_pooled']:.4f}, "
-                  f"R {f['card_set_recall_pooled']:.4f}), exact {f['exact_set_share']:.3f}, "
-                  f"{f['images']} images")
-        for factor in [float(f) for f in args.shrink.split(",") if f.strip()]:
-            small = shrunk_copy(real.parent, "valid", factor, ROOT / "data" / f"bench-real-valid-x{factor}")
-            f = evaluate_folder(small, split="val", limit=args.limit, detector=det, decks=1).figures()
-            print(f"REAL valid shrunk x{factor} (one deck): card-set F1 {f['card_set_f1_mean']:.4f} mean, "
-                  f"P {f['card_set_precision_pooled']:.4f}, R {f['card_set_recall_pooled']:.4f}")
-    else:
-        print(f"REAL valid: skipped ({real} missing)")
-
-    held = [s for s in HELD_OUT_STYLES if s in face_styles()]
-    if args.speed_only:
-        pass
-    elif held:
-        from datasets.synth import write_dataset
-        for style in held:
-            out = ROOT / "data" / f"bench-heldout-{style}-n{args.heldout_count}"
-            write_dataset(out, args.heldout_count, seed=4242, size=640, styles=(style,), progress=False)
-            # synthetic pots draw cards with replacement (not one deck): no copy limit
-            rep = evaluate_folder(out, split="val", limit=args.limit, detector=det, decks=0)
-            f = rep.figures()
-            top = f["top_card_accuracy"]
-            print(f"HELD-OUT deck {style} (synthetic pots, never trained on): card-set F1 "
-                  f"{f['card_set_f1_mean']:.4f} mean, {f['card_set_f1_pooled']:.4f} pooled "
-                  f"(P {f['card_set_precision_pooled']:.4f}, R {f['card_set_recall_pooled']:.4f}), "
-                  f"top-card accuracy {top if top is None else round(top, 4)}, index AP50 "
-                  f"{rep.ap50:.4f}, {f['images']} images")
-    else:
-        print("HELD-OUT decks: skipped (their source folders are missing)")
+    if not args.speed_only:
+        accuracy(det, args)
 
     # speed on 640x480 frames: real photos resized to webcam size (real content, real load)
     import cv2
