@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 from datasets.faces import SHARED_DATA  # noqa: E402
 from referee.cards import name_to_card  # noqa: E402
 from vision.detector import CAMERA, DEFAULT_DETECTOR, CardDetector, group_indices  # noqa: E402
-from vision.evaluate import read_errata, read_yolo_labels, read_yolo_names  # noqa: E402
+from vision.evaluate import apply_errata, read_errata, read_yolo_labels, read_yolo_names  # noqa: E402
 
 
 def inside(box, x: float, y: float) -> bool:
@@ -93,11 +93,9 @@ def photo_cases(data: Path, split: str, fixes: dict | None = None):
             continue
         h, w = img.shape[:2]
         truth = [(names[c], box) for c, box in read_yolo_labels(lp, w, h) if box is not None]
-        for was, now in (fixes or {}).get(ip.name, []):
-            k = next((k for k, (card, _) in enumerate(truth) if card == was), None)
-            if k is None:
-                raise ValueError(f"errata: {ip.name} has no {was} in its labels")
-            truth[k] = (now, truth[k][1])
+        if fixes and ip.name in fixes:
+            cards = apply_errata([card for card, _ in truth], fixes[ip.name], ip.name)
+            truth = [(card, box) for card, (_, box) in zip(cards, truth)]
         yield ip.name, img, truth, None
 
 

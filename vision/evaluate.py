@@ -261,7 +261,9 @@ def read_errata(path: str | Path) -> dict[str, list[tuple[str, str]]]:
     return out
 
 
-def _apply_errata(truth: list[str], fixes: list[tuple[str, str]], image: str) -> list[str]:
+def apply_errata(truth: list[str], fixes: list[tuple[str, str]], image: str) -> list[str]:
+    """`truth` (an image's labelled card ids, in label order) with `fixes` applied, each to the
+    first label of its card; a fix naming a card the labels lack is an error."""
     truth = list(truth)
     for was, now in fixes:
         if was not in truth:
@@ -299,7 +301,7 @@ def evaluate_folder(data: str | Path, model: str | Path | None = None, names_map
         h, w = img.shape[:2]
         truth, top, gboxes = _truth(p, images, cmap, w, h)
         if p.name in fixes:
-            truth = _apply_errata(truth, fixes[p.name], p.name)
+            truth = apply_errata(truth, fixes[p.name], p.name)
             rep.corrected += len(fixes[p.name])
         t0 = time.perf_counter()
         hits = det.read_indices(img)
