@@ -175,10 +175,19 @@ def _iou(a, b) -> float:
     return inter / union if union > 0 else 0.0
 
 
+def _centre(box) -> tuple[float, float]:
+    return (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+
+
+def _side(box) -> float:
+    """A box's longer side."""
+    return float(max(box[2] - box[0], box[3] - box[1]))
+
+
 def _holds_centre(a, b) -> bool:
     """True when one box contains the other's centre."""
     def inside(p, q):
-        cx, cy = (q[0] + q[2]) / 2, (q[1] + q[3]) / 2
+        cx, cy = _centre(q)
         return p[0] <= cx <= p[2] and p[1] <= cy <= p[3]
     return inside(a, b) or inside(b, a)
 
@@ -188,17 +197,13 @@ def _same_place(a, b) -> bool:
     return _iou(a, b) > 0.1 or _holds_centre(a, b)
 
 
-def _side(box) -> float:
-    return float(max(box[2] - box[0], box[3] - box[1]))
-
-
 def _other_corner_of(box, where, index_side: float) -> bool:
     """Could `box` be the same card as `where`, seen by its other corner? A pot card half
     covered shows one index, then the other: its box jumps by the distance between a card's
     two indices, about 6 index sides (a poker card's corner indices are ~94 mm apart, each
     ~16 mm high). Only that jump: another card of the id landing closer is still new.
     `index_side`: the smallest box side the card was seen with (an index alone, once it was)."""
-    d = np.hypot((box[0] + box[2] - where[0] - where[2]) / 2, (box[1] + box[3] - where[1] - where[3]) / 2)
+    d = np.hypot(*np.subtract(_centre(box), _centre(where)))
     return bool(4.0 * index_side <= d <= 7.5 * index_side)
 
 
@@ -220,8 +225,8 @@ def _other_corner(box, card: str, cluster: dict) -> bool:
 
 def _near_corner(box, anchor, reach: float) -> bool:
     """Is `box`'s centre within `reach` times its longer side of a corner of `anchor`?"""
-    size = max(box[2] - box[0], box[3] - box[1])
-    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    size = _side(box)
+    cx, cy = _centre(box)
     return any(np.hypot(cx - x, cy - y) <= reach * size
                for x in (anchor[0], anchor[2]) for y in (anchor[1], anchor[3]))
 
@@ -452,7 +457,7 @@ class PotWatcher:
 
     def in_zone(self, box, shape) -> bool:
         x0, y0, x1, y1 = self.zone_pixels(shape)
-        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        cx, cy = _centre(box)
         return x0 <= cx <= x1 and y0 <= cy <= y1
 
     # -- motion --------------------------------------------------------------------------
@@ -564,7 +569,7 @@ class PotWatcher:
         if self._startup:  # the first settled scene: what lies there already is no play
             self._startup = False
             for d in self._startup_seen + list(obs):
-                self.fixtures.setdefault(d.card, []).append(tuple(float(v) for v in d.box))
+                self._add_fixture(d.card, d.box)
             self._startup_seen = []
             events = []
         else:
@@ -573,6 +578,10 @@ class PotWatcher:
         self._settled_image = image
         self._done = True
         return self._keep(events)
+
+    def _add_fixture(self, card: str, box) -> None:
+        """`card` lies at `box` and is no pot card while it stays there."""
+        self.fixtures.setdefault(card, []).append(tuple(float(v) for v in box))
 
     def _without_fixtures(self, obs: list[Observation]) -> list[Observation]:
         """`obs` less the start-up cards still where they lay; a start-up card seen elsewhere
@@ -622,7 +631,7 @@ class PotWatcher:
         elif not obs or self._only_far_leftovers(obs, prev):
             if obs:  # what the clear left lies where no play lands: seat cards, not the pot's
                 for o in obs:
-                    self.fixtures.setdefault(o.card, []).append(tuple(float(v) for v in o.box))
+                    self._add_fixture(o.card, o.box)
                 obs = []
             if prev or self.pot_seen:
                 ev = WatchEvent("pot_cleared", t, self._t_still, index)
@@ -741,13 +750,13 @@ class PotWatcher:
         (five plays or more, the zone not set by hand)."""
         if self.zone_locked or len(self._played_boxes) < 5 or not prev:
             return False
-        c = np.array([((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in self._played_boxes])
+        c = np.array([_centre(b) for b in self._played_boxes])
         mid = np.median(c, axis=0)
-        sides = [max(b[2] - b[0], b[3] - b[1]) for b in self._played_boxes]
+        sides = [_side(b) for b in self._played_boxes]
         reach = max(2.0 * float(np.percentile(np.hypot(*(c - mid).T), 90)), float(np.median(sides)))
 
         def far(o: Observation) -> bool:
-            return float(np.hypot((o.box[0] + o.box[2]) / 2 - mid[0], (o.box[1] + o.box[3]) / 2 - mid[1])) > reach
+            return float(np.hypot(*np.subtract(_centre(o.box), mid))) > reach
 
         return all(far(o) for o in obs) and not all(far(o) for o in prev)
 
