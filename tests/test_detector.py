@@ -163,6 +163,39 @@ def test_eval_errata_fix_known_label_errors_and_refuse_a_wrong_one(tmp_path, cap
     assert "not a usable errata file" in capsys.readouterr().err
 
 
+def _nms_reference(boxes: np.ndarray, scores: np.ndarray, iou: float) -> list[int]:
+    """Greedy NMS written the plain way: take the best, drop what overlaps it, repeat."""
+    order = list(scores.argsort()[::-1])
+    keep = []
+    while order:
+        i = order.pop(0)
+        keep.append(int(i))
+        rest = []
+        for j in order:
+            iw = max(0.0, min(boxes[i, 2], boxes[j, 2]) - max(boxes[i, 0], boxes[j, 0]))
+            ih = max(0.0, min(boxes[i, 3], boxes[j, 3]) - max(boxes[i, 1], boxes[j, 1]))
+            inter = iw * ih
+            union = ((boxes[i, 2] - boxes[i, 0]) * (boxes[i, 3] - boxes[i, 1])
+                     + (boxes[j, 2] - boxes[j, 0]) * (boxes[j, 3] - boxes[j, 1]) - inter)
+            if inter / (union + 1e-9) < iou:
+                rest.append(j)
+        order = rest
+    return keep
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 60), st.integers(0, 60), st.integers(1, 30), st.integers(1, 30),
+                          st.integers(0, 1000)), max_size=40),
+       st.sampled_from([0.3, 0.5, 0.7]))
+def test_nms_keeps_what_plain_greedy_suppression_keeps(raw, iou):
+    """Boxes on a small grid so that many overlap, scores distinct (ties have no order)."""
+    boxes = np.array([(x, y, x + w, y + h) for x, y, w, h, _ in raw], np.float32).reshape(-1, 4)
+    scores = np.array([s + k / 1000 for k, (*_, s) in enumerate(raw)], np.float32) / 1001
+    if len(set(scores.tolist())) < len(scores):
+        return
+    assert nms(boxes, scores, iou) == _nms_reference(boxes, scores, iou)
+
+
 def test_letterbox_and_nms():
     img = np.zeros((480, 640, 3), np.uint8)
     out, r, (left, top) = letterbox(img, (384, 512))
