@@ -87,6 +87,30 @@ def test_detector_reads_real_photos_it_never_trained_on():
     assert tp / max(1, n_found) >= 0.6, "precision on real photos collapsed"
 
 
+@needs_real
+@pytest.mark.parametrize("folder", ["", "float"])
+def test_boxes_decoded_for_the_kept_anchors_only_are_the_graphs_boxes(folder):
+    """The detector graph is cut after its box logits and scores, and only the anchors that
+    pass the threshold are decoded (vision/yolo_head.py): the same boxes as the whole graph's
+    decoding to float rounding, so the same cards."""
+    path = ROOT / "models" / folder / DEFAULT_DETECTOR.name
+    cut, whole = CardDetector(path, threads=1), CardDetector(path, threads=1, decode_kept=False)
+    assert cut.head is not None and whole.head is None
+    assert [o.name for o in cut.session.get_outputs()] == [cut.head.logits, cut.head.scores]
+    for ip, _ in _real_valid(6):
+        img = cv2.resize(cv2.imread(str(ip)), (640, 480))
+        (ba, sa), (bb, sb) = cut.find_indices(img), whole.find_indices(img)
+        assert len(ba) > 5 and ba.shape == bb.shape
+        assert np.abs(ba - bb).max() < 1e-2 and np.abs(sa - sb).max() < 1e-6
+        assert [d.card for d in cut.detect(img)] == [d.card for d in whole.detect(img)]
+
+
+def test_a_graph_without_a_yolo_head_is_run_whole():
+    from vision.yolo_head import split_head
+
+    assert split_head(ROOT / "models" / "card_index_classifier.onnx") is None
+
+
 def test_detect_rejects_what_is_not_a_frame():
     det = CardDetector(DEFAULT_DETECTOR)
     with pytest.raises(ValueError):

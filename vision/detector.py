@@ -25,6 +25,8 @@ import numpy as np
 from referee.cards import rank_of
 from vision.card_face import FACE_H, FACE_MODEL_NAME, FACE_W, candidate_pairs, centres, fuse, rectify
 from vision.classifier import CLASSES, NONE, NONE_ID, IndexClassifier, crop_index, session_options, to_nchw
+from vision.yolo_head import decode as decode_boxes
+from vision.yolo_head import split_head
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 DETECTOR_NAME = "card_index_detector.onnx"
@@ -103,6 +105,14 @@ def to_blob(img: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     return to_nchw(img[None], out)
 
 
+def _split_head(path: Path):
+    """`vision.yolo_head.split_head`, or None where the onnx package is missing."""
+    try:
+        return split_head(path)
+    except ImportError:
+        return None
+
+
 def nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> list[int]:
     """Greedy non-maximum suppression; returns kept indices, best first. The overlaps of
     every pair at once, then one pass down the scores (a frame's ~250 faint and firm boxes:
@@ -134,7 +144,7 @@ class CardDetector:
                  conf: float = 0.5, det_conf: float = 0.03, iou: float = 0.5, threads: int = 2,
                  decks: int | None = 1, max_zoom: float = 1.0, use_face: bool = True,
                  box_scales: tuple[float, ...] = (1.0, 1.4, 0.8, 1.8, 0.65), sure: float = 0.9, accept: float = 0.8,
-                 reread_from: float = 0.1, faint_min_side: int = 0):
+                 reread_from: float = 0.1, faint_min_side: int = 0, decode_kept: bool = True):
         import onnxruntime as ort
 
         model_path = Path(model_path) if model_path else DEFAULT_DETECTOR
@@ -145,7 +155,11 @@ class CardDetector:
         if not classifier_path.is_file():
             raise FileNotFoundError(f"card index classifier {classifier_path} not found next to the "
                                     f"detector: both ONNX files come from `masta train`")
-        self.session = ort.InferenceSession(str(model_path), session_options(threads),
+        # the box decoding of the likely anchors only, when the graph is a YOLOv8 head
+        # (`vision.yolo_head`: 19 instead of 25 ms on 2 cores); else the whole graph
+        cut = _split_head(model_path) if decode_kept else None
+        self.head = cut[1] if cut else None
+        self.session = ort.InferenceSession(cut[0] if cut else str(model_path), session_options(threads),
                                             providers=["CPUExecutionProvider"])
         inp = self.session.get_inputs()[0]
         self.input_name = inp.name
@@ -199,15 +213,20 @@ class CardDetector:
         with self._lock:  # the input buffers are reused from frame to frame
             lb, r, (left, top) = letterbox(img, self.input_hw, out=self._canvas)  # fixed-shape export
             x = to_blob(lb, out=self._blob)
-            out = self.session.run(None, {self.input_name: x})[0][0]  # (5, N): cx, cy, w, h, score
-        scores = out[4]
+            outs = self.session.run(None, {self.input_name: x})
+        # (5, N): cx, cy, w, h, score; or, the head cut, the box logits and the scores
+        scores = outs[0][0][4] if self.head is None else outs[1][0][0]
         floor = self.det_conf
         if min(frame.shape[:2]) < self.faint_min_side:
             floor = max(floor, self.reread_from)  # small indices: faint boxes are mostly noise
         keep = scores >= floor
         if not keep.any():
             return np.zeros((0, 4), np.float32), np.zeros((0,), np.float32)
-        cx, cy, bw, bh = out[0, keep], out[1, keep], out[2, keep], out[3, keep]
+        if self.head is None:
+            out = outs[0][0]
+            cx, cy, bw, bh = out[0, keep], out[1, keep], out[2, keep], out[3, keep]
+        else:
+            cx, cy, bw, bh = decode_boxes(self.head, outs[0][0], np.flatnonzero(keep))
         boxes = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], 1)
         scores = scores[keep]
         k = nms(boxes, scores, self.iou)
