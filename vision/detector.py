@@ -108,14 +108,6 @@ def to_blob(img: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     return to_nchw(img[None], out)
 
 
-def _split_head(path: Path):
-    """`vision.yolo_head.split_head`, or None where the onnx package is missing."""
-    try:
-        return split_head(path)
-    except ImportError:
-        return None
-
-
 def nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> list[int]:
     """Greedy non-maximum suppression; returns kept indices, best first. The overlaps of
     every pair at once, then one pass down the scores (a frame's ~250 faint and firm boxes:
@@ -160,7 +152,7 @@ class CardDetector:
                                     f"detector: both ONNX files come from `masta train`")
         # the box decoding of the likely anchors only, when the graph is a YOLOv8 head
         # (`vision.yolo_head`: the run takes about 6 ms less on 2 cores); else the whole graph
-        cut = _split_head(model_path) if decode_kept else None
+        cut = split_head(model_path) if decode_kept else None
         self.head = cut[1] if cut else None
         self.session = ort.InferenceSession(cut[0] if cut else str(model_path), session_options(threads),
                                             providers=["CPUExecutionProvider"])

@@ -45,9 +45,13 @@ def _anchors(input_hw: tuple[int, int], count: int) -> tuple[np.ndarray, np.ndar
 
 def split_head(path: str | Path) -> tuple[bytes, Head] | None:
     """The detector graph cut after its box logits and scores (serialised, for ONNX Runtime),
-    with what `decode` needs; None when the graph is not a YOLOv8-style single-output head."""
-    import onnx
-    from onnx import numpy_helper
+    with what `decode` needs; None when the graph is not a YOLOv8-style single-output head, or
+    where the onnx package is missing (the graph then runs whole)."""
+    try:
+        import onnx
+        from onnx import numpy_helper
+    except ImportError:
+        return None
 
     model = onnx.load(str(path))
     g = model.graph
