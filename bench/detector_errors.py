@@ -108,6 +108,8 @@ def video_cases(folder: Path, count: int, after: float = 0.5, min_visible: float
     for tp in sorted(folder.glob("*.truth.jsonl"))[:count]:
         stem = tp.name[:-len(".truth.jsonl")]
         truth = read_truth(tp)
+        if truth.meta.get("script") == "deck":
+            continue  # a deck being taught (bench/pipeline.py --teach), not a game
         frames = read_frames_truth(folder / f"{stem}.frames.jsonl.gz")
         fps, (w, h) = truth.meta["fps"], truth.meta["size"]
         cx, cy = truth.meta["pot_center"]

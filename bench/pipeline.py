@@ -75,6 +75,52 @@ def ensure_video(folder: Path, seed: int, quiet: bool, faces: str | None = None,
     return paths
 
 
+#: the teaching video of each held-out deck: seed TEACH_SEED + its place in HELD_OUT_STYLES
+TEACH_SEED = 800
+
+
+def ensure_teaching(folder: Path, faces: str, quiet: bool, size: tuple[int, int] = SIZE) -> Path:
+    """The video of a deck being taught (`masta learn-deck`): its 26 teaching cards shown one at
+    a time on the same table and camera as the games; rendered on first use."""
+    from datasets.faces import HELD_OUT_STYLES
+    from datasets.game_video import deck_script
+    from vision.deck_memory import DECK_ORDER
+
+    path = folder / f"teach-{faces}.mp4"
+    if path.exists() and Path(f"{path.with_suffix('')}.truth.jsonl").exists():
+        return path
+    seed = TEACH_SEED + (HELD_OUT_STYLES.index(faces) if faces in HELD_OUT_STYLES else 50)
+    spec = VideoSpec(seed=seed, players=NAMES[:2], faces=faces, width=size[0], height=size[1],
+                     card_height=round(size[1] / 5))
+    t0 = time.time()
+    GameRenderer(spec, deck_script(list(DECK_ORDER), spec.players)).render(path, frames_truth=False)
+    if not quiet:
+        print(f"rendered {path.name} (teaching the {faces} deck) in {time.time() - t0:.0f} s", flush=True)
+    return path
+
+
+def taught_deck(folder: Path, faces: str, args):
+    """The deck memory learnt from the deck's teaching video, as `masta learn-deck` learns it."""
+    from vision.deck_memory import learn_deck
+    from vision.detector import CAMERA, CardDetector
+
+    cache = getattr(args, "_decks", None)
+    if cache is None:
+        cache = args._decks = {}
+    if faces not in cache:
+        video = ensure_teaching(folder, faces, args.quiet, args.size)
+        t0 = time.time()
+        report = learn_deck(open_source(str(video)).frames(), CardDetector(args.model, **CAMERA, features=True),
+                            name=faces)
+        if report.memory is None:
+            raise SystemExit(f"teaching the {faces} deck failed: {'; '.join(report.problems)}")
+        boxes = sum(len(t.boxes) for t in report.taught)
+        print(f"taught the {faces} deck: {len(report.taught)} cards, {boxes} index boxes, "
+              f"{time.time() - t0:.1f} s{'; ' + '; '.join(report.problems) if report.problems else ''}", flush=True)
+        cache[faces] = report.memory
+    return cache[faces]
+
+
 def detector_for(kind: str, paths: dict[str, Path], args) -> tuple[object, object | None]:
     if kind == "oracle":
         oracle = OracleDetector(read_frames_truth(paths["frames"]), miss=args.miss, confuse=args.confuse,
@@ -85,7 +131,10 @@ def detector_for(kind: str, paths: dict[str, Path], args) -> tuple[object, objec
     if not model.is_file():
         raise SystemExit(f"no trained model at {model}: run `masta train` first, or use --detector oracle")
     settings = dict(CAMERA, **({"conf": args.conf} if args.conf is not None else {}))
-    return CardDetector(str(model), use_face=not args.no_face, **settings), None
+    deck = None
+    if args.teach:
+        deck = taught_deck(paths["video"].parent, read_truth(paths["truth"]).meta["faces"], args)
+    return CardDetector(str(model), use_face=not args.no_face, deck=deck, **settings), None
 
 
 def every_frame_ms(video: Path, detector, n: int = 60) -> tuple[float, float]:
@@ -180,6 +229,9 @@ def main() -> int:
     ap.add_argument("--confuse", type=float, default=0.02, help="oracle: share of reads that misread a card")
     ap.add_argument("--jitter", type=float, default=2.0, help="oracle: box noise in pixels (sigma)")
     ap.add_argument("--seed", type=int, default=0, help="oracle noise seed")
+    ap.add_argument("--teach", action="store_true", help="model: teach each deck first, as a table "
+                    "would with `masta learn-deck` (its 26 teaching cards shown one at a time, a video "
+                    "rendered beside the games), and read its games with what was learnt")
     ap.add_argument("--render-only", action="store_true")
     ap.add_argument("--out", default="runs/bench-pipeline.json")
     ap.add_argument("--quiet", action="store_true")
@@ -192,7 +244,8 @@ def main() -> int:
     kinds = ["oracle", "model"] if a.detector == "both" else [a.detector]
     report = {}
     for kind in kinds:
-        label = "ORACLE detector (renderer's truth; not the model)" if kind == "oracle" else f"model {a.model}"
+        label = ("ORACLE detector (renderer's truth; not the model)" if kind == "oracle"
+                 else f"model {a.model}" + (", each deck taught first" if a.teach else ""))
         what = f"videos with the {a.faces} deck (trained on? see models/MODEL_CARD.md)" if a.faces else "held-out videos"
         what += f" at {a.size[0]}x{a.size[1]}"
         print(f"== {label}: {len(videos)} {what} ==", flush=True)
@@ -211,6 +264,7 @@ def main() -> int:
             for e in r["errors"][:4]:
                 print(f"    {e}")
         s = summarise(rows, kind)
+        s["taught"] = bool(a.teach) and kind == "model"
         report[kind] = {"summary": s, "videos": rows}
         print(f"-- {label} --\n"
               f"play precision {s['play_precision']:.4f}, recall {s['play_recall']:.4f} (right cards); "

@@ -234,6 +234,14 @@ def _engine_game(seed: int, players: list[str], preset: str) -> GameScript:
     return script
 
 
+def deck_script(cards: list[str], players: list[str] | None = None) -> GameScript:
+    """A deck being taught to masta (`masta learn-deck`): one player drops each of `cards` in
+    the middle of the table, in that order, at any angle, and takes it back before the next."""
+    players = players or ["Ann", "Bob"]
+    actions = [a for c in cards for a in (Action("play", 0, [c]), Action("pickup", 0))]
+    return GameScript(players, 0, [[] for _ in players], [0 for _ in players], actions, engine="deck")
+
+
 def game_script(seed: int, players: list[str], preset: str = "fr", engine: bool = True,
                 fake_rate: float = 0.06) -> GameScript:
     """The engine's game when it is there (with hands that reach in without playing mixed

@@ -34,7 +34,7 @@ def reencode_h264(path: Path, crf: int = 30) -> Path:
 
 
 def cmd_game_video(args: argparse.Namespace) -> int:
-    from datasets.game_video import TABLES, GameRenderer, VideoSpec
+    from datasets.game_video import TABLES, GameRenderer, VideoSpec, deck_script
     from referee.cards import parse_card  # noqa: F401  (fail early on a broken install)
 
     players = [p.strip() for p in args.players.split(",") if p.strip()]
@@ -49,13 +49,17 @@ def cmd_game_video(args: argparse.Namespace) -> int:
         spec = VideoSpec(seed=seed, players=players, preset=args.rules, faces=faces, table=args.table,
                          width=args.width, height=args.height, card_height=args.card_height,
                          max_actions=args.max_actions, noise=args.noise, engine=not args.simple)
-        renderer = GameRenderer(spec)
+        script = None
+        if args.teach_deck:  # a deck being taught (`masta learn-deck`), not a game
+            from vision.deck_memory import DECK_ORDER
+            script = deck_script(list(DECK_ORDER), players)
+        renderer = GameRenderer(spec, script)
         name = f"{args.prefix}{seed:04d}.mp4"
         paths = renderer.render(out / name, frames_truth=not args.no_frames, progress=not args.quiet)
         if args.h264:
             reencode_h264(paths["video"], args.crf)
         size = paths["video"].stat().st_size / 1e6
-        plays = sum(1 for e in renderer.events if e["type"] == "cards_played")
+        plays = sum(1 for e in renderer.events if e["type"] == "cards_played")  # cards shown, when teaching
         print(f"{paths['video']}: {renderer.frame_index} frames ({renderer.frame_index / spec.fps:.0f} s, "
               f"{size:.1f} MB), {plays} plays, deck {faces}, table {renderer.table_kind}, "
               f"game from {renderer.script.engine}; truth {paths['truth']}")
@@ -84,6 +88,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--max-actions", type=int, default=None, help="stop after N table actions (a short clip)")
     p.add_argument("--noise", type=float, default=2.0, help="sensor noise sigma (default 2)")
     p.add_argument("--simple", action="store_true", help="use the built-in simple game, not the engine")
+    p.add_argument("--teach-deck", action="store_true",
+                   help="instead of a game, the 26 cards `masta learn-deck` is taught with, shown one at "
+                        "a time in the middle of the table (A to K of spades, then of hearts)")
     p.add_argument("--no-frames", action="store_true", help="skip the per-frame box file")
     p.add_argument("--h264", action="store_true", help="re-encode with ffmpeg/libx264 (small, browser-playable)")
     p.add_argument("--crf", type=int, default=30, help="H.264 quality with --h264 (lower is better)")

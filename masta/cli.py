@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "datasets.video_commands", # data game-video
     "vision.commands",         # train, detect, eval
     "vision.watch_commands",   # watch
+    "vision.deck_commands",    # learn-deck
     "web.commands",            # serve, demo
 )
 
@@ -31,6 +32,7 @@ EPILOG = """examples:
   masta simulate --players 4 --games 100       play bot games and print statistics
   masta detect photo.jpg --json                read the cards in a photo
   masta watch video.mp4 --players "Ann,Bob,Cy" referee a video or a webcam (0)
+  masta learn-deck 0 --out deck.npz            teach masta your deck (then: masta watch 0 --deck deck.npz ...)
 
 run `masta <verb> --help` for each verb's options."""
 

@@ -95,11 +95,20 @@ class IndexClassifier:
     classifier's 64 x 64 by default, the face classifier's upright card too); returns
     (class name, probability, every class's probability)."""
 
-    def __init__(self, onnx_path: str, threads: int = 2, shape: tuple[int, int] = (CROP, CROP)):
+    def __init__(self, onnx_path: str, threads: int = 2, shape: tuple[int, int] = (CROP, CROP),
+                 features: bool = False, deck=None):
         import onnxruntime as ort
 
-        self.session = ort.InferenceSession(str(onnx_path), session_options(threads),
-                                            providers=["CPUExecutionProvider"])
+        # with a taught deck (`vision.deck_memory`), the graph also gives what its last layer
+        # reads, and each crop's probabilities are weighed by how close it looks to the deck
+        self.deck = deck
+        self.with_features = features or deck is not None
+        if self.with_features:
+            from vision.deck_memory import features_graph
+            model = features_graph(onnx_path)
+        else:
+            model = str(onnx_path)
+        self.session = ort.InferenceSession(model, session_options(threads), providers=["CPUExecutionProvider"])
         self.input = self.session.get_inputs()[0].name
         self.shape = shape
         self._batch = np.empty((MAX_BATCH, 3, *shape), np.float32)  # reused run to run
@@ -108,17 +117,37 @@ class IndexClassifier:
     def classify(self, crops: list[np.ndarray]) -> list[tuple[str, float, np.ndarray]]:
         if not crops:
             return []
-        # in batches of at most MAX_BATCH: ONNX Runtime keeps the memory of the largest batch
-        # it has ever run, so one frame full of false hits would raise the floor for good
-        buf = self._batch if all(c.shape == (*self.shape, 3) for c in crops) else None
-        with self._lock:
-            logits = np.concatenate([
-                self.session.run(None, {self.input: to_tensor_batch(crops[k:k + MAX_BATCH], buf)})[0]
-                for k in range(0, len(crops), MAX_BATCH)])
-        e = np.exp(logits - logits.max(1, keepdims=True))
-        p = e / e.sum(1, keepdims=True)
+        p, feats = self.probabilities(crops)
+        if self.deck is not None:
+            p = self.deck.fuse(p, feats)
         out = []
         for row in p:
             k = int(row.argmax())
             out.append((CLASSES[k], float(row[k]), row))
         return out
+
+    def probabilities(self, crops: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray | None]:
+        """The classifier's own probabilities (n, classes), never weighed by a taught deck,
+        and its features (None when loaded without them)."""
+        logits, feats = self._run(crops)
+        e = np.exp(logits - logits.max(1, keepdims=True))
+        return e / e.sum(1, keepdims=True), feats
+
+    def features(self, crops: list[np.ndarray]) -> np.ndarray:
+        """What the last layer reads from each crop (n, D): for teaching a deck."""
+        if not self.with_features:
+            raise ValueError("this classifier was loaded without its features: IndexClassifier(..., features=True)")
+        if not crops:
+            return np.zeros((0, 0), np.float32)
+        return self._run(crops)[1]
+
+    def _run(self, crops: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray | None]:
+        # in batches of at most MAX_BATCH: ONNX Runtime keeps the memory of the largest batch
+        # it has ever run, so one frame full of false hits would raise the floor for good
+        buf = self._batch if all(c.shape == (*self.shape, 3) for c in crops) else None
+        with self._lock:
+            runs = [self.session.run(None, {self.input: to_tensor_batch(crops[k:k + MAX_BATCH], buf)})
+                    for k in range(0, len(crops), MAX_BATCH)]
+        logits = np.concatenate([r[0] for r in runs])
+        feats = np.concatenate([r[1].reshape(len(r[0]), -1) for r in runs]) if self.with_features else None
+        return logits, feats

@@ -139,7 +139,8 @@ class CardDetector:
                  conf: float = 0.5, det_conf: float = 0.03, iou: float = 0.5, threads: int = 2,
                  decks: int | None = 1, max_zoom: float = 1.0, use_face: bool = True,
                  box_scales: tuple[float, ...] = (1.0, 1.4, 0.8, 1.8, 0.65), sure: float = 0.9, accept: float = 0.8,
-                 reread_from: float = 0.1, faint_min_side: int = 0, decode_kept: bool = True):
+                 reread_from: float = 0.1, faint_min_side: int = 0, decode_kept: bool = True,
+                 deck=None, features: bool = False):
         import onnxruntime as ort
 
         model_path = Path(model_path) if model_path else DEFAULT_DETECTOR
@@ -161,7 +162,9 @@ class CardDetector:
         shp = inp.shape
         self.input_hw = (int(shp[2]) if isinstance(shp[2], int) else 384,
                          int(shp[3]) if isinstance(shp[3], int) else 512)
-        self.classifier = IndexClassifier(str(classifier_path), threads=threads)
+        # `deck`: a `vision.deck_memory.DeckMemory` taught at this table (`masta learn-deck`);
+        # `features`: load the classifier with its features, for teaching one
+        self.classifier = IndexClassifier(str(classifier_path), threads=threads, features=features, deck=deck)
         # the card-face reader is optional: models exported before it read indices alone
         face_path = classifier_path.with_name(FACE_MODEL_NAME)
         self.face = (IndexClassifier(str(face_path), threads=threads, shape=(FACE_H, FACE_W))
@@ -281,19 +284,30 @@ class CardDetector:
         and the suit is a guess (the real photos' 7C read 7S from a box on the bare 7). A
         looser read may change the suit only: on small cards it also takes in the face and
         the neighbours (photographed-deck cards read as jokers). Figures: the model card,
-        "Looser re-reads". With `scores`, boxes scored under `reread_from` are read once."""
-        probs = [r[2] for r in self.classifier.classify([crop_index(frame, b) for b in boxes])]
+        "Looser re-reads". With `scores`, boxes scored under `reread_from` are read once.
+        A taught deck (`deck`) weighs each box's kept read last: which cuts are read, and which
+        read is kept, stay the classifier's own choice."""
+        if not len(boxes):
+            return []
+        probs, feats = self.classifier.probabilities([crop_index(frame, b) for b in boxes])
+        probs = list(probs)
         for sc in self.box_scales[1:]:  # one scale a round: a box read surely stops there
             again = [i for i, p in enumerate(probs) if _card_conf(p) < self.sure
                      and (scores is None or scores[i] >= self.reread_from)]
             if not again:
                 break
             crops = [crop_index(frame, boxes[i], jitter=(0.0, 0.0, sc)) for i in again]
-            for i, (_, _, p) in zip(again, self.classifier.classify(crops)):
+            ps, fs = self.classifier.probabilities(crops)
+            for k, (i, p) in enumerate(zip(again, ps)):
                 if sc > 1 and _rank(p) != _rank(probs[i]):
                     continue  # a looser cut is for the suit: it may take in a neighbour's rank
                 if _card_conf(p) > max(_card_conf(probs[i]), self.accept):
                     probs[i] = p
+                    if feats is not None:
+                        feats[i] = fs[k]
+        deck = self.classifier.deck
+        if deck is not None:
+            probs = list(deck.fuse(np.array(probs), feats))
         return probs
 
     def read_faces(self, frame: np.ndarray, hits: list[IndexHit]) -> list[IndexHit]:

@@ -14,8 +14,9 @@ from vision.frame_size import WEBCAM_SIZE, frame_size
 DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "models" / "card_index_detector.onnx"
 
 
-def make_detector(model: str | None, oracle: str | None) -> Any:
-    """The trained detector, or (`--oracle`) the renderer's truth for a synthetic video."""
+def make_detector(model: str | None, oracle: str | None, deck: str | None = None) -> Any:
+    """The trained detector, or (`--oracle`) the renderer's truth for a synthetic video;
+    `deck`: a deck memory file from `masta learn-deck`."""
     if oracle:
         from datasets.game_video import OracleDetector, read_frames_truth
         path = Path(oracle)
@@ -30,7 +31,11 @@ def make_detector(model: str | None, oracle: str | None) -> Any:
         raise FileNotFoundError(f"no trained card detector at {path}: run `masta train`, or pass "
                                 f"--model PATH")
     from vision.detector import CAMERA, CardDetector
-    return CardDetector(str(path), **CAMERA)
+    memory = None
+    if deck:
+        from vision.deck_memory import DeckMemory
+        memory = DeckMemory.load(deck)
+    return CardDetector(str(path), deck=memory, **CAMERA)
 
 
 def _describe(outputs: list[dict]) -> str:
@@ -67,7 +72,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     ref = TableReferee()
     ref.apply({"type": "setup", "players": players, "dealer": dealer, "preset": args.rules,
                "decks": args.decks, "source": "operator"})
-    detector = make_detector(args.model, args.oracle)
+    detector = make_detector(args.model, args.oracle, args.deck)
     lock = threading.Lock()
     log_fh = open(args.log, "w", encoding="utf-8") if args.log else None
     if log_fh:
@@ -151,6 +156,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    f"models/float/{DEFAULT_MODEL.name} is the float pair, a little better at 640x480)")
     p.add_argument("--oracle", default=None, metavar="FRAMES.jsonl.gz",
                    help="use a synthetic video's ground-truth boxes instead of the model (testing only)")
+    p.add_argument("--deck", default=None, metavar="DECK.npz",
+                   help="the table's deck as taught with `masta learn-deck`: read with it, a deck the "
+                        "model never saw is read better")
     p.add_argument("--zone", default=None, help="pot zone x0,y0,x1,y1 as fractions (default: automatic)")
     p.add_argument("--evidence", default=None, help="folder for before/after JPEGs of each event")
     p.add_argument("--log", default=None, help="write the event log (JSON lines) here as it grows")

@@ -31,9 +31,10 @@ def find_model(root: Path | None = None) -> Path | None:
     return None
 
 
-def load_detector(model: Path) -> Any:
+def load_detector(model: Path, deck=None) -> Any:
+    """The table camera's detector; `deck`: a taught `vision.deck_memory.DeckMemory`."""
     from vision.detector import CAMERA, CardDetector  # lands with the detector; import only when used
-    return CardDetector(str(model), **CAMERA)
+    return CardDetector(str(model), deck=deck, **CAMERA)
 
 
 def sane_frames(frames_fn, report):

@@ -18,6 +18,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     _common(p)
     p.add_argument("--source", default=None,
                    help="camera: a webcam index (0), a video file, an image folder or a stream URL")
+    p.add_argument("--deck", default=None, metavar="DECK.npz",
+                   help="the table's deck as taught with `masta learn-deck` (a design the model never "
+                        "saw is read better)")
     p.set_defaults(func=serve)
     d = sub.add_parser("demo", help="referee the bundled demo game video live in the browser",
                        description="Serve the bundled demo video (assets/demo/) refereed live. Opens "
@@ -107,8 +110,9 @@ def _run(app, config, lines: list[str]) -> int:
     return 0
 
 
-def _camera(app, source: str | None, **kw) -> list[str]:
-    """Start the pipeline on `source` if a detector is available; say what happens either way."""
+def _camera(app, source: str | None, deck=None, **kw) -> list[str]:
+    """Start the pipeline on `source` if a detector is available; say what happens either way.
+    `deck`: a `vision.deck_memory.DeckMemory` to read with."""
     from .camera import CameraRunner, attach_camera, find_model, load_detector
     if not source:
         return ["no camera (--source): enter plays on the manual-entry page /manual/"]
@@ -119,19 +123,23 @@ def _camera(app, source: str | None, **kw) -> list[str]:
                 f"card_index_classifier.onnx, from `masta train`): the camera is not watched; "
                 f"enter plays on the manual-entry page /manual/"]
     try:
-        detector = load_detector(model)
+        detector = load_detector(model, deck)
     except (ImportError, ValueError, OSError) as exc:  # includes FileNotFoundError
         return [f"cannot load the card detector {model}: {exc}; enter plays on /manual/"]
     attach_camera(app, detector, source, **kw)
-    return [f"watching {source} with {model.name}"]
+    return [f"watching {source} with {model.name}" + (f" and the taught deck {deck.name!r}" if deck else "")]
 
 
 def serve(args) -> int:
+    deck = None
+    if args.deck:  # a bad file is said before anything starts
+        from vision.deck_memory import DeckMemory
+        deck = DeckMemory.load(args.deck)
     config = _config(args, source=args.source)
     app = _build(config)
     store = app.extensions["masta.store"]
     source = args.source if args.source is not None else store.get_setting("camera_source")
-    return _run(app, config, _camera(app, source))
+    return _run(app, config, _camera(app, source, deck))
 
 
 def find_demo() -> tuple[Path | None, Path | None]:

@@ -1,0 +1,263 @@
+"""Teaching masta a deck (`vision.deck_memory`, `masta learn-deck`, `masta watch --deck`)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from datasets.game_video import GameRenderer, VideoSpec, deck_script, read_frame_indices
+from masta.cli import main
+from vision.classifier import CLASSES, IndexClassifier
+from vision.deck_memory import (CLASS_RANK, DECK_ORDER, RANKS_ORDER, DeckMemory, DeckMemoryError, learn_deck,
+                                turned_crops)
+from vision.detector import CAMERA, DEFAULT_DETECTOR, CardDetector
+from vision.source import open_source
+
+needs_model = pytest.mark.skipif(not DEFAULT_DETECTOR.exists(), reason="no trained model in models/")
+CLASSIFIER = DEFAULT_DETECTOR.with_name("card_index_classifier.onnx")
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    return v / np.linalg.norm(v, axis=-1, keepdims=True)
+
+
+def _memory(directions: dict[str, np.ndarray], copies: int = 6, seed: int = 0) -> DeckMemory:
+    """A memory whose crops of each card lie close to its direction."""
+    rng = np.random.default_rng(seed)
+    cards, feats = [], []
+    for card, d in directions.items():
+        for _ in range(copies):
+            cards.append(card)
+            feats.append(_unit(d + rng.normal(0, 0.02, d.shape)))
+    return DeckMemory(np.array(cards), np.array(feats, np.float32), "test")
+
+
+def _probs(**p: float) -> np.ndarray:
+    row = np.full(len(CLASSES), 1e-4)
+    for card, v in p.items():
+        row[CLASSES.index(card.replace("_", ""))] = v
+    return (row / row.sum())[None]
+
+
+def test_a_read_is_pushed_towards_the_rank_it_looks_like():
+    d = np.eye(8, dtype=np.float32)
+    mem = _memory({"QS": d[0], "QH": d[0] + 0.1 * d[3], "6S": d[1], "6H": d[1] + 0.1 * d[3]})
+    p = _probs(_6H=0.6, QH=0.3)  # the classifier takes this deck's Q for a 6
+    looks_like_q = mem.fuse(p, d[0][None])
+    assert CLASSES[int(looks_like_q.argmax())] == "QH"
+    looks_like_6 = mem.fuse(p, d[1][None])
+    assert CLASSES[int(looks_like_6.argmax())] == "6H"
+    # the suit is the classifier's: the memory only weighs ranks
+    assert looks_like_q[0, CLASSES.index("QH")] > looks_like_q[0, CLASSES.index("QS")]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(1, 6))
+def test_fused_reads_are_probabilities_and_a_memory_that_tells_ranks_apart_by_nothing_changes_nothing(seed, n):
+    rng = np.random.default_rng(seed)
+    logits = rng.normal(0, 3, (n, len(CLASSES)))
+    p = np.exp(logits) / np.exp(logits).sum(1, keepdims=True)
+    feats = rng.normal(0, 1, (n, 16)).astype(np.float32)
+    mem = _memory({c: rng.normal(0, 1, 16) for c in rng.choice(list(DECK_ORDER), 8, replace=False)}, seed=seed)
+    q = mem.fuse(p, feats)
+    assert q.shape == p.shape and np.all(q >= 0) and np.allclose(q.sum(1), 1)
+    same = DeckMemory(np.array([r + "S" for r in RANKS_ORDER]), np.tile(_unit(np.ones(16, np.float32)), (13, 1)))
+    assert np.allclose(same.fuse(p, feats), p, atol=1e-6)
+
+
+def test_a_rank_never_taught_is_neither_pushed_nor_pulled():
+    d = np.eye(8, dtype=np.float32)
+    mem = _memory({"QS": d[0], "6S": d[1], "9S": d[2]})  # no K taught
+    mem.min_close = 0.0
+    p = _probs(KH=0.5, QH=0.45)
+    # a crop as close to the Q as to the 6 and the 9: the K, never taught, keeps its lead
+    even = _unit(d[0] + d[1] + d[2])[None]
+    assert CLASSES[int(mem.fuse(p, even).argmax())] == "KH"
+    # one that looks like the taught Q: the Q wins
+    assert CLASSES[int(mem.fuse(p, d[0][None]).argmax())] == "QH"
+    assert set(np.unique(CLASS_RANK)) == set(range(-1, 13))
+
+
+def test_a_crop_unlike_every_taught_one_is_left_to_the_classifier():
+    d = np.eye(8, dtype=np.float32)
+    mem = _memory({"QS": d[0], "6S": d[1]})
+    p = _probs(_6H=0.6, QH=0.3)
+    half_hidden = _unit(0.5 * d[0] + d[4])[None]  # cosine 0.45 to the taught Q
+    assert np.allclose(mem.fuse(p, half_hidden), p)
+    mem.min_close = 0.0
+    assert CLASSES[int(mem.fuse(p, half_hidden).argmax())] == "QH"
+
+
+def test_a_deck_memory_survives_a_save_and_a_load(tmp_path):
+    d = np.eye(4, dtype=np.float32)
+    mem = _memory({"AS": d[0], "10H": d[1], "QS": d[2]})
+    path = mem.save(tmp_path / "deck.npz")
+    back = DeckMemory.load(path)
+    assert back.name == "test" and list(back.cards) == list(mem.cards)
+    assert np.array_equal(back.feats, mem.feats)
+
+
+@pytest.mark.parametrize("content, says", [
+    (None, "not found"),
+    (b"not a zip file at all", "unreadable"),
+    ("wrong-card", "unknown cards"),
+    ("empty", "no usable crops"),
+    ("format", "format 9"),
+])
+def test_a_bad_deck_memory_file_says_what_to_do(tmp_path, content, says):
+    path = tmp_path / "deck.npz"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    elif content == "wrong-card":
+        np.savez(path, format=np.array(1), cards=np.array(["ZZ"]), feats=np.ones((1, 4), np.float32),
+                 name=np.array("x"))
+    elif content == "format":
+        np.savez(path, format=np.array(9), cards=np.array(["AS"]), feats=np.ones((1, 4), np.float32),
+                 name=np.array("x"))
+    elif content == "empty":
+        np.savez(path, format=np.array(1), cards=np.array([], str), feats=np.ones((0, 4), np.float32),
+                 name=np.array("x"))
+    with pytest.raises(DeckMemoryError) as err:
+        DeckMemory.load(path)
+    assert says in str(err.value) and "learn-deck" in str(err.value)
+
+
+def test_turned_crops_cut_every_angle_and_size():
+    img = np.full((200, 200, 3), 255, np.uint8)
+    img[85:116, 85:93] = 0  # an L: nothing like itself upside down
+    img[108:116, 85:116] = 0
+    crops = turned_crops(img, (80, 80, 120, 120), angles=(0, 90, 180), scales=(1.0, 1.25))
+    assert len(crops) == 6 and all(c.shape == (64, 64, 3) for c in crops)
+    upright, turned = crops[0].astype(int), crops[4].astype(int)  # 0 and 180 degrees, size 1.0
+    assert np.abs(upright[::-1, ::-1] - turned).mean() < np.abs(upright - turned).mean() / 2  # upside down
+
+
+@needs_model
+def test_the_classifier_with_its_features_reads_as_before():
+    rng = np.random.default_rng(3)
+    crops = [rng.integers(0, 255, (64, 64, 3), dtype=np.uint8) for _ in range(5)]
+    plain = IndexClassifier(str(CLASSIFIER)).classify(crops)
+    both = IndexClassifier(str(CLASSIFIER), features=True)
+    again = both.classify(crops)
+    for (a, pa, ra), (b, pb, rb) in zip(plain, again):
+        assert a == b and np.allclose(ra, rb, atol=1e-6)
+    feats = both.features(crops)
+    assert feats.shape[0] == 5 and feats.shape[1] >= 16 and np.isfinite(feats).all()
+    with pytest.raises(ValueError, match="features=True"):
+        IndexClassifier(str(CLASSIFIER)).features(crops)
+
+
+@pytest.fixture(scope="module")
+def teaching_video(tmp_path_factory):
+    """Three cards of a training-style deck shown one at a time, as `masta learn-deck` asks."""
+    folder = tmp_path_factory.mktemp("teach")
+    spec = VideoSpec(seed=11, players=["Ann", "Bob"], faces="drawn-01", width=1280, height=720, card_height=144)
+    r = GameRenderer(spec, deck_script(["AS", "QS", "10H"], spec.players))
+    r.keep_indices = True
+    return r.render(folder / "teach.mp4", frames_truth=False)
+
+
+def _iou(a, b) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    return ix * iy / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - ix * iy)
+
+
+@needs_model
+def test_each_card_shown_alone_is_learnt_from_its_own_corner_indices(teaching_video):
+    det = CardDetector(**CAMERA, features=True)
+    seen = []
+    report = learn_deck(open_source(str(teaching_video["video"])).frames(), det, ["AS", "QS", "10H"],
+                        on_card=seen.append)
+    assert [t.card for t in report.taught] == ["AS", "QS", "10H"] and seen == report.taught
+    assert report.problems == []
+    truth = read_frame_indices(teaching_video["indices"])
+    for t in report.taught:
+        where = truth[int(round(t.t * 30))]
+        for box in t.boxes:  # every box lies on the card being taught, none on another
+            best = max(where, key=lambda x: _iou(box, x[1:5]))
+            assert best[0] == t.card and _iou(box, best[1:5]) > 0.1, (t.card, box, best)
+    mem = report.memory
+    assert set(mem.cards) == {"AS", "QS", "10H"} and len(mem.feats) == len(mem.cards)
+    assert np.allclose(np.linalg.norm(mem.feats, axis=1), 1, atol=1e-4)
+
+
+@needs_model
+def test_learn_deck_tells_what_it_did_not_see(teaching_video):
+    det = CardDetector(**CAMERA, features=True)
+    report = learn_deck(open_source(str(teaching_video["video"])).frames(), det, ["AS", "QS", "10H", "KH"])
+    assert [t.card for t in report.taught] == ["AS", "QS", "10H"]
+    assert any("KH" in p and "3 of 4" in p for p in report.problems)
+    with pytest.raises(DeckMemoryError, match="unknown card"):
+        learn_deck([], det, ["AS", "1X"])
+
+
+@needs_model
+def test_the_learn_deck_command_saves_a_memory_watch_reads_with(teaching_video, tmp_path, capsys):
+    out = tmp_path / "deck.npz"
+    rc = main(["learn-deck", str(teaching_video["video"]), "--order", "AS QS 10H", "--out", str(out)])
+    assert rc == 0 and DeckMemory.load(out).name == "deck"
+    printed = capsys.readouterr()
+    assert "QS" in printed.out and "3 of 3 cards learnt" in printed.err
+    from vision.watch_commands import make_detector
+    det = make_detector(None, None, str(out))
+    assert det.classifier.deck is not None and set(det.classifier.deck.cards) == {"AS", "QS", "10H"}
+    assert main(["watch", str(teaching_video["video"]), "--players", "Ann,Bob", "--deck",
+                 str(tmp_path / "none.npz")]) == 2
+    assert "learn-deck" in capsys.readouterr().err
+    assert main(["learn-deck", str(teaching_video["video"]), "--out", str(tmp_path / "deck.txt")]) == 2
+
+
+@needs_model
+def test_a_taught_deck_changes_only_the_classifiers_odds(teaching_video):
+    """The detector with a memory reads what the plain one reads, weighed by the memory."""
+    cap = cv2.VideoCapture(str(teaching_video["video"]))
+    cap.set(cv2.CAP_PROP_POS_FRAMES, 70)
+    ok, frame = cap.read()
+    assert ok
+    plain = CardDetector(**CAMERA, features=True)
+    boxes, _ = plain.find_indices(frame)
+    from vision.classifier import crop_index
+    crops = [crop_index(frame, b) for b in boxes]
+    assert crops
+    feats = plain.classifier.features(crops)
+    probs = np.array([r[2] for r in plain.classifier.classify(crops)])
+    mem = _memory({"QS": feats[0], "AS": -feats[0]})
+    taught = CardDetector(**CAMERA, deck=mem)
+    fused = np.array([r[2] for r in taught.classifier.classify(crops)])
+    assert np.allclose(fused, mem.fuse(probs, feats), atol=1e-5)
+    assert json.dumps(taught.detect(frame)[0].to_dict() if taught.detect(frame) else {})
+
+
+@needs_model
+def test_a_taught_deck_weighs_the_kept_reads_without_changing_which_cuts_are_read(teaching_video):
+    cap = cv2.VideoCapture(str(teaching_video["video"]))
+    cap.set(cv2.CAP_PROP_POS_FRAMES, 70)
+    ok, frame = cap.read()
+    assert ok
+    plain = CardDetector(**CAMERA, features=True)
+    boxes, scores = plain.find_indices(frame)
+    assert len(boxes)
+    dim = plain.classifier.features([np.zeros((64, 64, 3), np.uint8)]).shape[1]
+    rng = np.random.default_rng(5)
+    pushy = _memory({c: rng.normal(0, 1, dim) for c in ("QS", "6S", "AS", "10H")})
+    pushy.min_close = -1.0  # weighs every read
+    flat = DeckMemory(np.array([r + "S" for r in RANKS_ORDER]), np.tile(_unit(np.ones(dim, np.float32)), (13, 1)))
+    runs = {}
+    for name, mem in (("none", None), ("pushy", pushy), ("flat", flat)):
+        det = CardDetector(**CAMERA, deck=mem)
+        crops = []
+        inner = det.classifier.probabilities
+
+        def counted(cs, inner=inner, crops=crops):
+            crops.append(len(cs))
+            return inner(cs)
+        det.classifier.probabilities = counted
+        runs[name] = (det.read_boxes(frame, boxes, scores), crops)
+    assert runs["pushy"][1] == runs["none"][1] == runs["flat"][1]  # the same cuts, round by round
+    assert np.allclose(np.array(runs["flat"][0]), np.array(runs["none"][0]), atol=1e-6)
+    assert not np.allclose(np.array(runs["pushy"][0]), np.array(runs["none"][0]))

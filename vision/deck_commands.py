@@ -1,0 +1,66 @@
+"""`masta learn-deck SOURCE`: teach masta the table's own deck before the evening."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from vision.deck_memory import DECK_ORDER
+from vision.frame_size import WEBCAM_SIZE, frame_size
+from vision.watch_commands import DEFAULT_MODEL
+
+
+def cmd_learn_deck(args: argparse.Namespace) -> int:
+    from vision.deck_memory import learn_deck
+    from vision.detector import CAMERA, CardDetector
+    from vision.source import open_source
+
+    order = args.order.split() if args.order else list(DECK_ORDER)
+    out = Path(args.out)
+    if out.suffix != ".npz":
+        raise ValueError(f"--out must end in .npz, got {args.out!r}")
+    model = Path(args.model) if args.model else DEFAULT_MODEL
+    if not model.is_file():
+        raise FileNotFoundError(f"no trained card detector at {model}: run `masta train`, or pass --model PATH")
+    detector = CardDetector(str(model), **CAMERA, features=True)
+    print(f"masta learn-deck: show these {len(order)} cards one at a time in the middle of the table, "
+          f"face up, taking each away before the next: {' '.join(order)}", file=sys.stderr, flush=True)
+
+    def on_card(item) -> None:
+        print(f"{item.t:8.2f}s  {item.card:4s} learnt from {len(item.boxes)} corner index box"
+              f"{'es' if len(item.boxes) != 1 else ''}", flush=True)
+
+    source = open_source(args.source, pace=args.pace, live=True if args.live else None, size=args.camera_size)
+    try:
+        report = learn_deck(source.frames(), detector, order, name=args.name or out.stem, on_card=on_card)
+    finally:
+        source.close()
+    for p in report.problems:
+        print(f"masta learn-deck: {p}", file=sys.stderr)
+    if report.memory is None:
+        raise ValueError("nothing was learnt: " + "; ".join(report.problems))
+    report.memory.save(out)
+    print(f"masta learn-deck: {len(report.taught)} of {len(order)} cards learnt, saved to {out}; "
+          f"use it with `masta watch SOURCE --deck {out} ...`", file=sys.stderr)
+    return 0 if len(report.taught) == len(order) else 1
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "learn-deck", help="teach masta your deck: show it 26 cards, one at a time",
+        description="Teach masta the deck this table plays with, so that a design the model never saw "
+                    "is read right. Put nothing in the middle of the table, start this, then show the "
+                    "cards one at a time there, face up, each taken away before the next, in this "
+                    f"order: {' '.join(DECK_ORDER)} (A to K of spades, then of hearts). Each card is "
+                    "taken once it lies still. Then referee with `masta watch SOURCE --deck FILE`.")
+    p.add_argument("source", help="webcam index (0), video file, image folder or stream URL")
+    p.add_argument("--out", default="deck.npz", help="where to save what was learnt (default deck.npz)")
+    p.add_argument("--order", default=None, help="the cards in the order they are shown, space-separated "
+                   "(default: A to K of spades, then of hearts)")
+    p.add_argument("--name", default=None, help="a name for the deck (default: the file's)")
+    p.add_argument("--model", default=None, help=f"detector ONNX (default {DEFAULT_MODEL.name} in models/)")
+    p.add_argument("--pace", action="store_true", help="play a file at its own frame rate (as if live)")
+    p.add_argument("--live", action="store_true", help="treat the source as a camera: retry when it drops")
+    p.add_argument("--camera-size", default=WEBCAM_SIZE, type=frame_size, metavar="WxH",
+                   help=f"frame size to ask a webcam for (default {WEBCAM_SIZE[0]}x{WEBCAM_SIZE[1]})")
+    p.set_defaults(func=cmd_learn_deck)
