@@ -58,6 +58,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--videos", default=None, help="game videos (bench/pipeline.py's) instead of "
                     "photos: the pot's readable cards half a second after each play")
     ap.add_argument("--count", type=int, default=10, help="videos to read with --videos")
+    ap.add_argument("--faces", default=None, help="with --videos: only the games played with this deck "
+                    "style (knoll, photo-deck)")
+    ap.add_argument("--deck", default=None, metavar="DECK.npz", help="read with a taught deck (`masta "
+                    "learn-deck data/bench-videos-1280x720/teach-knoll.mp4 --out knoll.npz`)")
     ap.add_argument("--errata", default=None, help="a JSON file of known label errors to fix first "
                     "(datasets/errata/poker-cards.json for the real photos)")
     args = ap.parse_args(argv)
@@ -72,9 +76,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     # the game videos are read as `masta watch` reads a table camera
     camera = CAMERA if args.videos else {}
-    det = CardDetector(args.model, decks=args.decks or None, use_face=not args.no_face, **camera)
+    deck = None
+    if args.deck:
+        from vision.deck_memory import DeckMemory
+        deck = DeckMemory.load(args.deck)
+    det = CardDetector(args.model, decks=args.decks or None, use_face=not args.no_face, deck=deck, **camera)
     tally = Tally(det, args.list)
-    cases = (video_cases(Path(args.videos), args.count) if args.videos
+    cases = (video_cases(Path(args.videos), args.count, faces=args.faces) if args.videos
              else photo_cases(data, args.split, read_errata(args.errata) if args.errata else {}))
     for name, img, truth, roi in cases:
         tally.add(name, img, truth, roi)
@@ -99,7 +107,7 @@ def photo_cases(data: Path, split: str, fixes: dict | None = None):
         yield ip.name, img, truth, None
 
 
-def video_cases(folder: Path, count: int, after: float = 0.5, min_visible: float = 0.6):
+def video_cases(folder: Path, count: int, after: float = 0.5, min_visible: float = 0.6, faces: str | None = None):
     """The settled frame `after` seconds past each play of the game videos in `folder`, with
     the pot's cards whose best index is at least `min_visible` uncovered, read in the pot's
     region (as the pipeline reads it)."""
@@ -110,6 +118,8 @@ def video_cases(folder: Path, count: int, after: float = 0.5, min_visible: float
         truth = read_truth(tp)
         if truth.meta.get("script") == "deck":
             continue  # a deck being taught (bench/pipeline.py --teach), not a game
+        if faces and truth.meta.get("faces") != faces:
+            continue
         frames = read_frames_truth(folder / f"{stem}.frames.jsonl.gz")
         fps, (w, h) = truth.meta["fps"], truth.meta["size"]
         cx, cy = truth.meta["pot_center"]
