@@ -129,6 +129,8 @@ class IndexClassifier:
     def probabilities(self, crops: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray | None]:
         """The classifier's own probabilities (n, classes), never weighed by a taught deck,
         and its features (None when loaded without them)."""
+        if not crops:
+            return np.zeros((0, len(CLASSES)), np.float32), None
         logits, feats = self._run(crops)
         e = np.exp(logits - logits.max(1, keepdims=True))
         return e / e.sum(1, keepdims=True), feats
