@@ -121,7 +121,8 @@ def taught_deck(folder: Path, faces: str, args):
     return cache[faces]
 
 
-def detector_for(kind: str, paths: dict[str, Path], args) -> tuple[object, object | None]:
+def detector_for(kind: str, paths: dict[str, Path], args, faces: str = "") -> tuple[object, object | None]:
+    """The oracle or the trained model for one video; `faces`: its deck style (for `--teach`)."""
     if kind == "oracle":
         oracle = OracleDetector(read_frames_truth(paths["frames"]), miss=args.miss, confuse=args.confuse,
                                 seed=args.seed, jitter=args.jitter)
@@ -133,7 +134,7 @@ def detector_for(kind: str, paths: dict[str, Path], args) -> tuple[object, objec
     settings = dict(CAMERA, **({"conf": args.conf} if args.conf is not None else {}))
     deck = None
     if args.teach:
-        deck = taught_deck(paths["video"].parent, read_truth(paths["truth"]).meta["faces"], args)
+        deck = taught_deck(paths["video"].parent, faces, args)
     return CardDetector(str(model), use_face=not args.no_face, deck=deck, **settings), None
 
 
@@ -156,7 +157,7 @@ def every_frame_ms(video: Path, detector, n: int = 60) -> tuple[float, float]:
 
 def run_one(paths: dict[str, Path], kind: str, args) -> dict:
     truth = read_truth(paths["truth"])
-    detector, on_frame = detector_for(kind, paths, args)
+    detector, on_frame = detector_for(kind, paths, args, truth.meta["faces"])
     ref = TableReferee()
     setup = {k: v for k, v in truth.events[0].items() if k not in ("seq", "t")}
     ref.apply(setup)

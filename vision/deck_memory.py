@@ -27,6 +27,7 @@ import numpy as np
 
 from referee.cards import rank_of
 from vision.classifier import CLASSES, crop_index
+from vision.pot_watcher import _iou
 
 RANKS_ORDER = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 #: the cards a deck is taught with, in the order they are shown
@@ -141,8 +142,7 @@ class DeckMemory:
         if unknown:
             raise DeckMemoryError(f"deck memory {path} names unknown cards {unknown}; teach the deck "
                                   f"again with `masta learn-deck`")
-        mem = cls(cards, feats, name)
-        return mem
+        return cls(cards, feats, name)
 
 
 def features_graph(onnx_path: str | Path) -> bytes:
@@ -227,13 +227,6 @@ def _detail(image: np.ndarray, width: int = 640) -> np.ndarray:
     return g / (cv2.GaussianBlur(g, (0, 0), 6) + 8.0)
 
 
-def _iou(a, b) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    u = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - ix * iy
-    return ix * iy / u if u > 0 else 0.0
-
-
 def _card_boxes(image: np.ndarray, detector, diff: np.ndarray, changed: np.ndarray) -> list:
     """The index boxes of the card lying where the picture changed, found in the changed
     region at three margins (the detector's boxes vary with the region it is given: more
@@ -257,7 +250,6 @@ def _card_boxes(image: np.ndarray, detector, diff: np.ndarray, changed: np.ndarr
         reads = detector.classifier.classify([crop_index(image, b) for b in found])
         found = [b for b, (name, p, _) in zip(found, reads) if not (name == "none" and p >= 0.5)]
     return found
-
 
 
 def learn_deck(frames: Iterable, detector, order: Iterable[str] = DECK_ORDER, name: str = "",
@@ -316,9 +308,6 @@ def learn_deck(frames: Iterable, detector, order: Iterable[str] = DECK_ORDER, na
                         f"({' '.join(order[len(taught):])}) were never seen lying still, alone, in the middle of the table")
     if not crops:
         return LearnReport(None, taught, problems + ["no card index was seen: is the pot in view?"])
-    feats = []
-    for k in range(0, len(crops), 64):
-        feats.append(detector.classifier.features(crops[k:k + 64]))
-    feats = np.concatenate(feats)
+    feats = detector.classifier.features(crops)  # run in the classifier's own batches
     feats /= np.linalg.norm(feats, axis=1, keepdims=True) + 1e-9
     return LearnReport(DeckMemory(np.array(labels), feats, name), taught, problems)
