@@ -191,8 +191,9 @@ def test_learn_deck_tells_what_it_did_not_see(teaching_video):
     report = learn_deck(open_source(str(teaching_video["video"])).frames(), det, ["AS", "QS", "10H", "KH"])
     assert [t.card for t in report.taught] == ["AS", "QS", "10H"]
     assert any("KH" in p and "3 of 4" in p for p in report.problems)
-    with pytest.raises(DeckMemoryError, match="unknown card"):
-        learn_deck([], det, ["AS", "1X"])
+    for order in (["AS", "1X"], ["AS", "JK"], ["none"]):  # JK: a memory load() would refuse
+        with pytest.raises(DeckMemoryError, match="cannot be taught"):
+            learn_deck([], det, order)
 
 
 @needs_model

@@ -50,6 +50,12 @@ def _slot(card: str) -> int:
     return -1 if card in ("none", "JK") else RANKS_ORDER.index(rank_of(card))
 
 
+def _untaught(cards) -> list[str]:
+    """The ids among `cards` a deck cannot be taught with: unknown ones, `none` and the joker
+    (no rank to weigh)."""
+    return sorted({c for c in cards if c not in CLASSES or c in ("none", "JK")})
+
+
 #: for each classifier class, its rank's place in RANKS_ORDER (-1: none, the joker)
 CLASS_RANK = np.array([_slot(c) for c in CLASSES])
 
@@ -138,7 +144,7 @@ class DeckMemory:
         if feats.ndim != 2 or len(feats) != len(cards) or not len(cards):
             raise DeckMemoryError(f"deck memory {path} holds no usable crops; teach the deck again "
                                   f"with `masta learn-deck`")
-        unknown = sorted({c for c in cards if c not in CLASSES or c in ("none", "JK")})
+        unknown = _untaught(cards)
         if unknown:
             raise DeckMemoryError(f"deck memory {path} names unknown cards {unknown}; teach the deck "
                                   f"again with `masta learn-deck`")
@@ -262,9 +268,9 @@ def learn_deck(frames: Iterable, detector, order: Iterable[str] = DECK_ORDER, na
     card's shadow changes the indices under it (measured: such a memory read the Knoll deck
     worse than none). `frames` yields objects with `.image` and `.t` (`vision.source`)."""
     order = [str(c) for c in order]
-    bad = [c for c in order if c not in CLASSES or c == "none"]
+    bad = _untaught(order)
     if bad:
-        raise DeckMemoryError(f"unknown card ids {bad} in the teaching order: use ids like AS, 10H, QD")
+        raise DeckMemoryError(f"{bad} cannot be taught: use the ids of ranked cards, like AS, 10H, QD")
     taught: list[Taught] = []
     problems: list[str] = []
     crops: list[np.ndarray] = []
