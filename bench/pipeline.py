@@ -99,15 +99,17 @@ def ensure_teaching(folder: Path, faces: str, quiet: bool, size: tuple[int, int]
     return path
 
 
+#: deck memories learnt in this run, by (videos folder, deck style, model): each deck is taught once
+_TAUGHT: dict[tuple[Path, str, str], object] = {}
+
+
 def taught_deck(folder: Path, faces: str, args):
     """The deck memory learnt from the deck's teaching video, as `masta learn-deck` learns it."""
     from vision.deck_memory import learn_deck
     from vision.detector import CAMERA, CardDetector
 
-    cache = getattr(args, "_decks", None)
-    if cache is None:
-        cache = args._decks = {}
-    if faces not in cache:
+    key = (Path(folder), faces, str(args.model))
+    if key not in _TAUGHT:
         video = ensure_teaching(folder, faces, args.quiet, args.size)
         t0 = time.time()
         report = learn_deck(open_source(str(video)).frames(), CardDetector(args.model, **CAMERA, features=True),
@@ -117,8 +119,8 @@ def taught_deck(folder: Path, faces: str, args):
         boxes = sum(len(t.boxes) for t in report.taught)
         print(f"taught the {faces} deck: {len(report.taught)} cards, {boxes} index boxes, "
               f"{time.time() - t0:.1f} s{'; ' + '; '.join(report.problems) if report.problems else ''}", flush=True)
-        cache[faces] = report.memory
-    return cache[faces]
+        _TAUGHT[key] = report.memory
+    return _TAUGHT[key]
 
 
 def detector_for(kind: str, paths: dict[str, Path], args, faces: str = "") -> tuple[object, object | None]:

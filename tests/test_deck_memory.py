@@ -10,6 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 from datasets.game_video import GameRenderer, VideoSpec, deck_script, read_frame_indices
 from masta.cli import main
+from vision.boxes import iou
 from vision.classifier import CLASSES, IndexClassifier, crop_index
 from vision.deck_memory import (CLASS_RANK, DECK_ORDER, RANKS_ORDER, DeckMemory, DeckMemoryError, learn_deck,
                                 turned_crops)
@@ -160,12 +161,6 @@ def teaching_video(tmp_path_factory):
     return r.render(folder / "teach.mp4", frames_truth=False)
 
 
-def _iou(a, b) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    return ix * iy / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - ix * iy)
-
-
 @needs_model
 def test_each_card_shown_alone_is_learnt_from_its_own_corner_indices(teaching_video):
     det = CardDetector(**CAMERA, features=True)
@@ -178,8 +173,8 @@ def test_each_card_shown_alone_is_learnt_from_its_own_corner_indices(teaching_vi
     for t in report.taught:
         where = truth[int(round(t.t * 30))]
         for box in t.boxes:  # every box lies on the card being taught, none on another
-            best = max(where, key=lambda x: _iou(box, x[1:5]))
-            assert best[0] == t.card and _iou(box, best[1:5]) > 0.1, (t.card, box, best)
+            best = max(where, key=lambda x: iou(box, x[1:5]))
+            assert best[0] == t.card and iou(box, best[1:5]) > 0.1, (t.card, box, best)
     mem = report.memory
     assert set(mem.cards) == {"AS", "QS", "10H"} and len(mem.feats) == len(mem.cards)
     assert np.allclose(np.linalg.norm(mem.feats, axis=1), 1, atol=1e-4)
@@ -210,6 +205,15 @@ def test_the_learn_deck_command_saves_a_memory_watch_reads_with(teaching_video, 
                  str(tmp_path / "none.npz")]) == 2
     assert "learn-deck" in capsys.readouterr().err
     assert main(["learn-deck", str(teaching_video["video"]), "--out", str(tmp_path / "deck.txt")]) == 2
+
+
+def test_learn_deck_refuses_a_bad_order_before_opening_the_camera(tmp_path, capsys):
+    """A typo in --order is told at once, not after a minute of showing cards: the source
+    (here one that does not exist) is never opened."""
+    assert main(["learn-deck", str(tmp_path / "no-such.mp4"), "--order", "AS 1X", "--out", str(tmp_path / "d.npz")]) == 2
+    err = capsys.readouterr().err
+    assert "1X" in err and "cannot be taught" in err and "no-such" not in err
+    assert not (tmp_path / "d.npz").exists()
 
 
 def _a_card_on_the_table(video: dict):

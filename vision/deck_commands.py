@@ -11,11 +11,14 @@ from vision.watch_commands import DEFAULT_MODEL
 
 
 def cmd_learn_deck(args: argparse.Namespace) -> int:
-    from vision.deck_memory import learn_deck
+    from vision.deck_memory import DeckMemoryError, _untaught, learn_deck
     from vision.detector import CAMERA, CardDetector
     from vision.source import open_source
 
     order = args.order.split() if args.order else list(DECK_ORDER)
+    bad = _untaught(order)
+    if bad:  # before the camera opens: a typo must not cost a minute of showing cards
+        raise DeckMemoryError(f"--order: {bad} cannot be taught: use the ids of ranked cards, like AS, 10H, QD")
     out = Path(args.out)
     if out.suffix != ".npz":
         raise ValueError(f"--out must end in .npz, got {args.out!r}")

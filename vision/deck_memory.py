@@ -27,7 +27,7 @@ import numpy as np
 
 from referee.cards import rank_of
 from vision.classifier import CLASSES, crop_index
-from vision.pot_watcher import _iou
+from vision.boxes import iou as _iou
 
 RANKS_ORDER = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 #: the cards a deck is taught with, in the order they are shown

@@ -44,6 +44,7 @@ import cv2
 import numpy as np
 
 from referee.cards import rank_of
+from vision.boxes import iou as _iou, overlap as _overlap
 
 
 class DetectionLike(Protocol):
@@ -160,19 +161,6 @@ class WatchEvent:
         if meta:
             ev["meta"] = meta
         return ev
-
-
-def _overlap(a, b) -> float:
-    """The area two boxes share."""
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    return ix * iy
-
-
-def _iou(a, b) -> float:
-    inter = _overlap(a, b)
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
 
 
 def _centre(box) -> tuple[float, float]:

@@ -32,8 +32,9 @@ import cv2
 import numpy as np
 
 from datasets.faces import SHARED_DATA
+from vision.boxes import iou
 from vision.card_face import FACE_H, FACE_MODEL_NAME, FACE_W
-from vision.classifier import CLASSES, CROP, NONE, NONE_ID, crop_index
+from vision.classifier import CLASSES, CROP, CROP_MARGIN, NONE, NONE_ID, crop_index
 from vision.detector import CLASSIFIER_NAME, DETECTOR_NAME
 from vision.evaluate import read_yolo_labels, read_yolo_names
 
@@ -194,17 +195,9 @@ def _random_negative(rng: np.random.Generator, w: int, h: int, boxes: list) -> t
         s = rng.uniform(10, 40)
         x0, y0 = rng.uniform(0, w - s), rng.uniform(0, h - s * 1.6)
         b = (x0, y0, x0 + s, y0 + s * rng.uniform(1.2, 2.2))
-        if all(_iou(b, o) < 0.1 for o in boxes):
+        if all(iou(b, o) < 0.1 for o in boxes):
             return b
     return None
-
-
-def _iou(a, b) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    ua = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / ua if ua > 0 else 0.0
 
 
 def synth_crops(folder: Path, split: str, seed: int, neg_per_image: int = 2) -> tuple[np.ndarray, np.ndarray]:
@@ -232,8 +225,6 @@ def synth_crops(folder: Path, split: str, seed: int, neg_per_image: int = 2) -> 
         return np.zeros((0, big, big, 3), np.uint8), np.zeros((0,), np.int64)
     return np.stack(xs), np.array(ys, np.int64)
 
-
-from vision.classifier import CROP_MARGIN  # noqa: E402
 
 #: stored crops: 80 px with CROP_MARGIN * 80/64 margin, so a centred 64 px cut is a standard crop
 CROP_MARGIN_STORE = CROP_MARGIN * 80 / 64
