@@ -31,6 +31,7 @@ import json
 import statistics
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -41,6 +42,7 @@ import numpy as np  # noqa: E402
 from datasets.game_video import (GameRenderer, OracleDetector, VideoSpec, read_frames_truth,  # noqa: E402
                                  read_truth, score_events)
 from datasets.video_commands import held_out_faces  # noqa: E402
+from referee.cards import rank_of  # noqa: E402
 from referee.table import TableReferee  # noqa: E402
 from vision.frame_size import frame_size  # noqa: E402
 from vision.pipeline import Pipeline, priors_from_view  # noqa: E402
@@ -190,6 +192,26 @@ def run_one(paths: dict[str, Path], kind: str, args) -> dict:
             "errors": score.errors}  # all of them in the JSON; the console shows four a video
 
 
+def error_kind(error: str) -> str:
+    """What kind of error one of `score_events`' lines is: a play or clear missed, an extra
+    decision (by type), or a play read with the wrong cards: short (a card of it missing: a
+    double read as one), long (a card too many), suit or rank wrong, other."""
+    what = error.split(": ", 1)[1]
+    if what.endswith(" missed"):
+        return "missed " + ("play" if what.startswith("cards_played") else "clear")
+    if what.startswith("extra "):
+        return "extra " + {"cards_played": "play", "pot_cleared": "clear"}.get(what.split()[1], what.split()[1])
+    played, read = (Counter(part.split()) for part in what[len("played "):].split(", read "))
+    if not read - played:
+        return "short"
+    if not played - read:
+        return "long"
+    if sum(played.values()) == sum(read.values()):
+        same_ranks = Counter(map(rank_of, played.elements())) == Counter(map(rank_of, read.elements()))
+        return "suit wrong" if same_ranks else "rank wrong"
+    return "other"
+
+
 def summarise(rows: list[dict], kind: str) -> dict:
     tp = sum(r["right_plays"] for r in rows)
     prec = tp / max(1, sum(r["got_plays"] for r in rows))
@@ -204,7 +226,8 @@ def summarise(rows: list[dict], kind: str) -> dict:
             "latency_p90_s": float(np.percentile(lat, 90)) if lat else None,
             "fps": fps, "every_frame_fps": every, "speedup": fps / every if every else None,
             "detector_share": sum(r["detector_share"] * r["frames"] for r in rows) / sum(r["frames"] for r in rows),
-            "detect_ms": statistics.median(r["detect_ms"] for r in rows)}
+            "detect_ms": statistics.median(r["detect_ms"] for r in rows),
+            "error_kinds": dict(Counter(error_kind(e) for r in rows for e in r["errors"]).most_common())}
 
 
 def _f(x) -> str:
@@ -273,6 +296,7 @@ def main() -> int:
               f"play precision {s['play_precision']:.4f}, recall {s['play_recall']:.4f} (right cards); "
               f"clears {s['clears_right']}/{s['clears']}; extra decisions {s['extra']}\n"
               f"whole games with no error: {s['perfect_games']}/{s['videos']}\n"
+              f"errors by kind: {', '.join(f'{k} {n}' for k, n in s['error_kinds'].items()) or 'none'}\n"
               f"latency rest -> ruling: median {_f(s['latency_median_s'])} s, p90 {_f(s['latency_p90_s'])} s\n"
               f"throughput: {s['fps']:.0f} frames/s (decode + watcher + detector + referee), detector on "
               f"{s['detector_share']:.1%} of frames; detector on every frame: {s['every_frame_fps']:.1f} "

@@ -67,3 +67,24 @@ def test_shrunk_copies_of_the_real_photos_keep_their_labels(tmp_path):
     assert yaml.read_text() == (src / "data.yaml").read_text()
     assert cv2.imread(str(tmp_path / "small" / "valid" / "images" / "a.jpg")).shape == (140, 210, 3)
     assert (tmp_path / "small" / "valid" / "labels" / "a.txt").read_text() == "0 0.5 0.5 0.2 0.3\n"
+
+
+def _load_bench(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_pipeline_errors_are_tallied_by_kind_from_the_scorers_own_lines():
+    """bench/pipeline.py names each of score_events' error lines (so the model card's error mix
+    is one command): a double read as one is short, a misread suit is a suit, and so on."""
+    from datasets.game_video import score_events
+    pipeline = _load_bench("pipeline")
+    truth = [{"type": "cards_played", "cards": c, "t_rest": float(t)} for t, c in enumerate(
+        [["7H", "7S"], ["5C"], ["QD"], ["9S"], ["2H"], ["KD"]])] + [{"type": "pot_cleared", "t_rest": 9.0}]
+    got = [{"type": "cards_played", "cards": c, "t": t + 0.5} for t, c in enumerate(
+        [["7H"], ["5C", "5D"], ["QH"], ["6S"], ["3H", "4H"]])] + [{"type": "mismatch", "cards": ["4C"], "t": 20.0}]
+    kinds = [pipeline.error_kind(e) for e in score_events(truth, got).errors]
+    assert kinds == ["short", "long", "suit wrong", "rank wrong", "other", "missed play", "missed clear",
+                     "extra mismatch"]
