@@ -60,6 +60,21 @@ def test_int8_models_read_the_real_photos_as_their_float_copies_do():
     assert {"QuantizeLinear", "QLinearConv"} <= ops
 
 
+def test_int8_weights_fit_in_7_bits_so_no_cpu_saturates():
+    """On an x86 CPU without VNNI (AVX2 only), ONNX Runtime's uint8 x int8 products are added in
+    pairs into 16 bits (`vpmaddubsw`) and saturate with 8-bit weights: the detector found 11 of
+    35 cards of 8 real photos there. Weights within [-64, 64] cannot overflow (vision/quantize.py)."""
+    import onnx
+    from onnx import numpy_helper
+
+    for name in ("card_index_detector.onnx", "card_index_classifier.onnx"):
+        weights = [numpy_helper.to_array(t) for t in onnx.load(str(ROOT / "models" / name)).graph.initializer
+                   if t.data_type == onnx.TensorProto.INT8]
+        assert weights, f"{name} has no int8 weights"
+        lo, hi = min(int(w.min()) for w in weights), max(int(w.max()) for w in weights)
+        assert -64 <= lo and hi <= 64, f"{name}: int8 weights span {lo}..{hi}, not 7 bits: re-run `masta train --stages int8`"
+
+
 def test_int8_copies_need_the_float_models_and_a_known_choice(tmp_path):
     from vision.quantize import quantize_models
 
@@ -102,7 +117,8 @@ def test_boxes_decoded_for_the_kept_anchors_only_are_the_graphs_boxes(folder):
         (ba, sa), (bb, sb) = cut.find_indices(img), whole.find_indices(img)
         assert len(ba) > 5 and ba.shape == bb.shape
         assert np.abs(ba - bb).max() < 1e-2 and np.abs(sa - sb).max() < 1e-6
-        assert [d.card for d in cut.detect(img)] == [d.card for d in whole.detect(img)]
+        # the same cards (in any order: two cards read equally sure may swap places)
+        assert sorted(d.card for d in cut.detect(img)) == sorted(d.card for d in whole.detect(img))
 
 
 def test_a_graph_without_a_yolo_head_is_run_whole():
