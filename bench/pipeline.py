@@ -32,6 +32,7 @@ import statistics
 import sys
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -46,7 +47,7 @@ from referee.cards import rank_of  # noqa: E402
 from referee.table import TableReferee  # noqa: E402
 from vision.frame_size import frame_size  # noqa: E402
 from vision.pipeline import Pipeline, priors_from_view  # noqa: E402
-from vision.pot_watcher import WatcherConfig  # noqa: E402
+from vision.pot_watcher import UNFIT_WEIGHT, WatcherConfig  # noqa: E402
 from vision.source import open_source  # noqa: E402
 
 NAMES = ["Ann", "Bob", "Cy", "Dee"]
@@ -174,10 +175,12 @@ def run_one(paths: dict[str, Path], kind: str, args) -> dict:
 
     seen = []
     pipe = Pipeline(open_source(str(paths["video"])), detector, referee=referee, on_event=seen.append,
-                    config=WatcherConfig(), priors_fn=lambda: priors_from_view(ref.view()), on_frame=on_frame)
+                    config=WatcherConfig(), on_frame=on_frame,
+                    priors_fn=lambda: replace(priors_from_view(ref.view()), unfit_weight=args.unfit_weight))
     stats = pipe.run()
     got = [{"type": p.watch.type, "cards": p.watch.cards, "t": p.t, "latency": p.lag_s} for p in seen]
     score = score_events(truth.camera_events, got)
+    flips = prior_flips(truth.camera_events, [p.watch for p in seen])
     if kind == "oracle":
         detector.index = 0
     dec_ms, det_ms = every_frame_ms(paths["video"], detector)
@@ -189,7 +192,27 @@ def run_one(paths: dict[str, Path], kind: str, args) -> dict:
             "extra": score.extra, "perfect": score.perfect, "latencies": score.latencies,
             "fps": stats.fps, "detector_share": stats.detector_ratio, "every_frame_fps": every_fps,
             "detect_ms": det_ms, "decode_ms": dec_ms, "low_conf": sum(p.watch.low_conf for p in seen),
+            "prior_flips": flips,
             "errors": score.errors}  # all of them in the JSON; the console shows four a video
+
+
+def prior_flips(truth: list[dict], decisions: list, window: float = 3.0) -> dict[str, int]:
+    """A direct tally of the priors (burned cards, the legality prior), free of the games'
+    cascades: each card of a decision that is not its reads' top vote was chosen by a prior.
+    `right`: the truth play at that moment holds the chosen card; `wrong`: it holds the top
+    vote instead; `neither`: it holds neither (or there is no play then)."""
+    out = Counter({"right": 0, "wrong": 0, "neither": 0})
+    plays = [ev for ev in truth if ev["type"] == "cards_played"]
+    for w in decisions:
+        if w.type not in ("cards_played", "mismatch"):
+            continue
+        near = [ev for ev in plays if ev["t_rest"] - 0.05 <= w.t <= ev["t_rest"] + window]
+        held = {c for ev in near for c in ev["cards"]}
+        for card, votes in zip(w.cards, w.alternatives):
+            top = max(votes, key=votes.get) if votes else card
+            if top != card:
+                out["right" if card in held else "wrong" if top in held else "neither"] += 1
+    return dict(out)
 
 
 def error_kind(error: str) -> str:
@@ -227,7 +250,8 @@ def summarise(rows: list[dict], kind: str) -> dict:
             "fps": fps, "every_frame_fps": every, "speedup": fps / every if every else None,
             "detector_share": sum(r["detector_share"] * r["frames"] for r in rows) / sum(r["frames"] for r in rows),
             "detect_ms": statistics.median(r["detect_ms"] for r in rows),
-            "error_kinds": dict(Counter(error_kind(e) for r in rows for e in r["errors"]).most_common())}
+            "error_kinds": dict(Counter(error_kind(e) for r in rows for e in r["errors"]).most_common()),
+            "prior_flips": dict(sum((Counter(r["prior_flips"]) for r in rows), Counter()))}
 
 
 def _f(x) -> str:
@@ -258,6 +282,9 @@ def main() -> int:
     ap.add_argument("--teach", action="store_true", help="model: teach each deck first, as a table "
                     "would with `masta learn-deck` (its 26 teaching cards shown one at a time, a video "
                     "rendered beside the games), and read its games with what was learnt")
+    ap.add_argument("--unfit-weight", type=float, default=UNFIT_WEIGHT,
+                    help=f"the legality prior: a new card of a rank that may not go on the pot counts this "
+                         f"share of its votes (default {UNFIT_WEIGHT}; 1 turns the prior off)")
     ap.add_argument("--render-only", action="store_true")
     ap.add_argument("--out", default="runs/bench-pipeline.json")
     ap.add_argument("--quiet", action="store_true")
@@ -297,6 +324,9 @@ def main() -> int:
               f"clears {s['clears_right']}/{s['clears']}; extra decisions {s['extra']}\n"
               f"whole games with no error: {s['perfect_games']}/{s['videos']}\n"
               f"errors by kind: {', '.join(f'{k} {n}' for k, n in s['error_kinds'].items()) or 'none'}\n"
+              f"cards chosen by a prior over their top vote: {s['prior_flips'].get('right', 0)} right, "
+              f"{s['prior_flips'].get('wrong', 0)} wrong (the top vote was), {s['prior_flips'].get('neither', 0)} "
+              f"neither\n"
               f"latency rest -> ruling: median {_f(s['latency_median_s'])} s, p90 {_f(s['latency_p90_s'])} s\n"
               f"throughput: {s['fps']:.0f} frames/s (decode + watcher + detector + referee), detector on "
               f"{s['detector_share']:.1%} of frames; detector on every frame: {s['every_frame_fps']:.1f} "

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee import pile as pilelib
-from referee.cards import rank_of
+from referee.cards import JOKER, RANKS, rank_of
 from referee.evening import EveningBook, GameResult, titles_for
 from referee.events import PLAY_TYPES, EventError, validate_event
 from referee.ledger import Ledger
@@ -838,7 +838,9 @@ class TableReferee:
         `pot` (cards on the pot, bottom to top), `stock`, `burns` ({"total", "by_player"}),
         `finishing_order`, `over`, `titles` (None until the game has ended),
         `latest_ruling`, `prompts`, `suspicions`, `awaiting_target`, `pending_duties`,
-        `burned` (cards seen burned), `events` (how many events in the log).
+        `burned` (cards seen burned), `events` (how many events in the log), `fits` (the ranks
+        that may go on the pot now, jokers `JK`; None once the game is over: the camera's
+        legality prior, `vision.pipeline.priors_from_view`).
         """
         g = self.game
         if g is None:
@@ -866,6 +868,7 @@ class TableReferee:
             "suspicions": list(g.suspicions), "awaiting_target": g.awaiting_target is not None,
             "target": g.target, "pending_duties": self.book.pending_duties(g.started),
             "burned": g.ledger.burned(), "events": len(self.log),
+            "fits": None if g.over else [r for r in (*RANKS, JOKER) if pilelib.fits(g.preset, g.pile, r)],
         }
 
 

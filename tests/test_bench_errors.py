@@ -88,3 +88,18 @@ def test_pipeline_errors_are_tallied_by_kind_from_the_scorers_own_lines():
     kinds = [pipeline.error_kind(e) for e in score_events(truth, got).errors]
     assert kinds == ["short", "long", "suit wrong", "rank wrong", "other", "missed play", "missed clear",
                      "extra mismatch"]
+
+
+def test_the_priors_choices_are_tallied_against_the_truth_directly():
+    """bench/pipeline.py counts each card a prior chose over its reads' top vote: right when the
+    play at that moment holds it, wrong when it holds the top vote instead."""
+    from vision.pot_watcher import WatchEvent
+    pipeline = _load_bench("pipeline")
+    truth = [{"type": "cards_played", "cards": ["QC"], "t_rest": 1.0},
+             {"type": "cards_played", "cards": ["6S"], "t_rest": 10.0},
+             {"type": "cards_played", "cards": ["8H"], "t_rest": 20.0}]
+    decisions = [WatchEvent("cards_played", 1.5, 1.2, 45, ["QC"], [0.6], True, alternatives=[{"6C": 0.7, "QC": 0.6}]),
+                 WatchEvent("cards_played", 10.5, 10.2, 300, ["KS"], [0.5], True, alternatives=[{"6S": 0.6, "KS": 0.5}]),
+                 WatchEvent("cards_played", 20.5, 20.2, 600, ["8H"], [0.9], False, alternatives=[{"8H": 0.9}]),
+                 WatchEvent("pot_cleared", 30.0, 29.0, 900)]
+    assert pipeline.prior_flips(truth, decisions) == {"right": 1, "wrong": 1, "neither": 0}

@@ -123,3 +123,18 @@ def test_the_demo_game_ships_small_whole_and_transcribable():
     Pipeline(open_source(str(video)), oracle, on_event=seen.append, on_frame=oracle.see).run()
     got = [{"type": p.watch.type, "cards": p.watch.cards, "t": p.t} for p in seen]
     assert score_events(truth.camera_events, got).perfect
+
+
+def test_priors_from_the_referees_view_know_what_may_go_on_the_pot():
+    """The referee's view says which ranks fit its pot (its preset, the cards that count):
+    on a 9 in `fr` a 5 is unlikely, a K or a 9 is not; an empty pot takes anything."""
+    ref = TableReferee()
+    ref.apply({"type": "setup", "source": "operator", "players": ["Ann", "Bob", "Cy"], "dealer": "Ann",
+               "preset": "fr", "game": 1, "decks": 1})
+    empty = priors_from_view(ref.view())
+    assert {empty.weight(c) for c in ("5C", "KH", "9D", "JK")} == {1.0}
+    ref.apply({"type": "cards_played", "source": "camera", "cards": ["9C"]})
+    nine = priors_from_view(ref.view())
+    assert nine.weight("5H") < nine.weight("KH") == nine.weight("9D") == nine.weight("2S") == 1.0
+    assert nine.weight("9C") == 1.0  # the 9 itself lies on the pot: never weighed down
+    assert priors_from_view({"pot": ["9C"]}).fitting is None  # a view without `fits`: no prior

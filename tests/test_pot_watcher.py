@@ -238,6 +238,26 @@ def test_priors_rank_ambiguous_reads_and_mark_them():
     assert flicker == []  # seen in one read of three: not there
 
 
+def test_the_legality_prior_prefers_a_legal_read_of_a_new_card_and_flags_it():
+    """On a 9, a new card read 6C in two reads and QC in one (Knoll's hollow Q): a 6 may not go
+    on a 9, a Q may, and players mostly play legal cards, so the close call goes to the Q,
+    flagged for a check. A 6 read clearly stays a 6 (an illegal play is the referee's to
+    rule), and a card already on the pot is read as it is, whatever the pot asks for now."""
+    box = (100.0, 100.0, 130.0, 144.0)
+    on_nine = Priors(fitting=frozenset({"2", "3", "9", "10", "J", "Q", "K", "A", "JK"}), on_pot=frozenset({"9C"}))
+    close = [[Det("6C", 0.6, box)], [Det("6C", 0.55, box)], [Det("QC", 0.7, box)]]
+    assert [o.card for o in consensus(close, Priors(), WatcherConfig())] == ["6C"]
+    legal = consensus(close, on_nine, WatcherConfig())
+    assert [o.card for o in legal] == ["QC"] and legal[0].low_conf
+    clear = [[Det("6C", 0.9, box)], [Det("6C", 0.85, box)], [Det("QC", 0.5, box)]]
+    assert [o.card for o in consensus(clear, on_nine, WatcherConfig())] == ["6C"]
+    # the 5 under the 9 was legal when it was played
+    old = [[Det("5C", 0.6, box)], [Det("5C", 0.55, box)], [Det("KC", 0.7, box)]]
+    with_five = Priors(fitting=on_nine.fitting, on_pot=frozenset({"5C", "9C"}))
+    assert [o.card for o in consensus(old, with_five, WatcherConfig())] == ["5C"]
+    assert [o.card for o in consensus(old, on_nine, WatcherConfig())] == ["KC"]
+
+
 def test_reads_pool_each_detections_other_likely_cards():
     """A card the classifier keeps as a close second in every read beats a card that wins two
     reads narrowly: each read's other likely cards (`Detection.reads`) vote in proportion."""
@@ -421,10 +441,26 @@ def test_a_far_less_sure_card_of_another_rank_does_not_void_the_play(stray_conf,
     assert [e.type for e in events] == ["cards_played", expect]
     if expect == "cards_played":
         assert events[1].cards == ["9C"] and events[1].low_conf
-        assert "6C" in events[1].detail and "6C" in w.pot_seen
+        assert "6C" in events[1].detail and "6C" in w.stray_seen and "6C" not in w.pot_seen
         assert events[1].to_log_event()["meta"]["detail"] == events[1].detail
     else:
         assert sorted(events[1].cards) == ["6C", "9C"] and events[1].low_conf
+
+
+def test_a_card_read_only_as_a_stray_is_new_once_it_is_read_surely():
+    """bench-0100 at 1280x720: the 9C's other corner, upside down, was read "6C" beside the 9C
+    play (a stray). When the real 6C landed on that spot eight seconds later, a pot that had
+    "seen" the 6C took it for an old card and called the 9C under it gone ("taken back?").
+    A stray is no proof: read as unsure as before it stays a stray, read surely it is a play."""
+    s = Scene(7)
+    s.still(10)
+    _, second, third = s.plays((["8D"], (120, 100)), (["9C"], (150, 96)), (["6C"], (121, 101)))
+    s.misread("8D", "6C", range(second, third), 0.4)  # the 8D, half covered, read 6C until the 6C lands
+    w, events = run(s)
+    assert [(e.type, e.cards) for e in events] == [("cards_played", ["8D"]), ("cards_played", ["9C"]),
+                                                  ("cards_played", ["6C"])]
+    assert events[1].low_conf and "6C" in events[1].detail
+    assert w.pot_seen["6C"] == 1 and not w.stray_seen
 
 
 @pytest.mark.parametrize("first_plays, seen", [(5, 4), (1, 1)])

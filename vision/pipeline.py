@@ -104,10 +104,14 @@ class PipelineStats:
 
 
 def priors_from_view(view: Any, decks: int = 1) -> Priors:
-    """Priors from a table referee's `view()`: burned cards cannot come back (one deck).
+    """Priors from a table referee's `view()`: burned cards cannot come back (one deck), and
+    the ranks that may go on the pot now (the view's `fits`) are likelier.
 
-    Tolerant by design: it reads a `burned` list wherever the view keeps one."""
+    Tolerant by design: it reads a `burned` list wherever the view keeps one, and leaves the
+    legality prior out when the view has no `fits` (no game, or the game is over)."""
     burned: set[str] = set()
+    fitting: frozenset[str] | None = None
+    on_pot: frozenset[str] = frozenset()
     if isinstance(view, dict):
         for key in ("burned", "burned_cards", "burn_pile"):
             val = view.get(key)
@@ -119,7 +123,18 @@ def priors_from_view(view: Any, decks: int = 1) -> Priors:
                 if where in ("burned", "burn"):
                     burned.add(str(card))
         decks = int(view.get("decks", decks) or decks)
-    return Priors(frozenset(burned) if decks == 1 else frozenset(), copies=decks)
+        fitting, on_pot = _fitting(view)
+    return Priors(frozenset(burned) if decks == 1 else frozenset(), copies=decks, fitting=fitting, on_pot=on_pot)
+
+
+def _fitting(view: dict) -> tuple[frozenset[str] | None, frozenset[str]]:
+    """(the ranks that may go on the view's pot now, the pot's cards), from the referee's own
+    `fits` (it knows the preset and which cards count); (None, ...) when the view has none."""
+    fits, pot = view.get("fits"), view.get("pot")
+    on_pot = frozenset(str(c) for c in pot) if isinstance(pot, (list, tuple)) else frozenset()
+    if not isinstance(fits, (list, tuple, set, frozenset)):
+        return None, on_pot
+    return frozenset(str(r) for r in fits), on_pot
 
 
 class Pipeline:

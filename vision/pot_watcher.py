@@ -18,8 +18,10 @@ Why it is built this way:
   surer than the other new cards (`stray_ratio`), those others are strays (mostly the card
   under the play, half covered now and misread) and the play stands, flagged, naming them.
 * Reads are ranked with priors from the referee (a burned card cannot be on the pot, two
-  copies of a card cannot be in a one-deck game) and a read that is weak, contested between
-  frames or overruled by a prior is marked `low_conf` so the page can ask for a check.
+  copies of a card cannot be in a one-deck game, a new card of a rank that may not go on the
+  pot now is less likely than one that may: `Priors.fitting`, `UNFIT_WEIGHT`) and a read that
+  is weak, contested between frames or overruled by a prior is marked `low_conf` so the page
+  can ask for a check.
 * The settled frame before and after each event is saved as a JPEG with boxes drawn
   (evidence), when an evidence folder is given.
 
@@ -36,7 +38,7 @@ from __future__ import annotations
 import threading
 from collections import Counter, deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -97,15 +99,30 @@ class WatcherConfig:
                                     # evening must not grow it without bound)
 
 
+#: a new card of a rank that may not go on the pot now counts this much of its votes: players
+#: mostly play legal cards, so between two close reads the legal one is likelier; an illegal
+#: card read clearly still wins (that is what the referee is for), and a read the prior
+#: overruled is flagged for a check
+UNFIT_WEIGHT = 0.5
+
+
 @dataclass
 class Priors:
-    """What the referee knows: cards that cannot be on the pot (burned in a one-deck game)
-    and how many copies of each card exist (decks)."""
+    """What the referee knows: cards that cannot be on the pot (burned in a one-deck game),
+    how many copies of each card exist (decks), and which ranks may go on the pot now
+    (`fitting`; None: unknown). `on_pot`: the cards already there, which the legality prior
+    leaves alone (they were legal when played, whatever the pot asks for now)."""
     impossible: frozenset[str] = frozenset()
     copies: int = 1
+    fitting: frozenset[str] | None = None
+    on_pot: frozenset[str] = frozenset()
+    unfit_weight: float = UNFIT_WEIGHT
 
     def weight(self, card: str) -> float:
-        return 0.05 if card in self.impossible else 1.0
+        w = 0.05 if card in self.impossible else 1.0
+        if self.fitting is not None and card not in self.on_pot and rank_of(card) not in self.fitting:
+            w *= self.unfit_weight
+        return w
 
 
 @dataclass
@@ -360,6 +377,10 @@ class PotWatcher:
         self._settled_image: np.ndarray | None = None
         self.state: list[Observation] = []
         self.pot_seen: Counter[str] = Counter()
+        #: cards read in this pot only as strays beside a play (`_sure_play`): not plays, and not
+        #: proof the card is there either (mostly a card under the play misread), so a later sure
+        #: read of one is a new card (a 9C's other corner read "6C" must not swallow the real 6C)
+        self.stray_seen: Counter[str] = Counter()
         self.pot_pos: dict[str, tuple[float, float, float, float]] = {}  # where each card lay
         self.pot_side: dict[str, float] = {}  # the smallest box side each pot card was seen with
         self.top: list[str] = []
@@ -377,6 +398,12 @@ class PotWatcher:
         self.fixtures: dict[str, list[tuple[float, float, float, float]]] = {}
         self._startup = True
         self._startup_seen: list[DetectionLike] = []  # every read of the first scene, zone or not
+
+    def _priors(self) -> Priors:
+        """The referee's priors, with the cards this watcher has seen in the pot counted as on
+        it (a mismatch's cards are the watcher's, not yet the referee's)."""
+        priors = self.priors_fn()
+        return replace(priors, on_pot=priors.on_pot | frozenset(self.pot_seen) | frozenset(self.stray_seen))
 
     # -- the zone ------------------------------------------------------------------------
     @property
@@ -543,9 +570,9 @@ class PotWatcher:
         if len(self._reads) < self.cfg.read_frames:
             return []
         stats: dict = {}
-        obs = consensus(self._reads, self.priors_fn(), self.cfg, stats)
+        obs = consensus(self._reads, self._priors(), self.cfg, stats)
         if len(self._reads) < self.cfg.max_reads and any(
-                c not in self.pot_seen or c in self.top for c in stats["uncertain"]):
+                (c not in self.pot_seen and c not in self.stray_seen) or c in self.top for c in stats["uncertain"]):
             return []  # a new or top card flickers between reads: read the still scene again
         if ref is not None and self._still < self.cfg.hand_patience and self._crosses_border(
                 small, ref, [o.box for o in obs] + [o.box for o in self.state], image.shape):
@@ -598,6 +625,10 @@ class PotWatcher:
         cur = Counter(o.card for o in obs)
         prev_c = Counter(o.card for o in prev)
         new = cur - self.pot_seen
+        for o in obs:  # a stray read again as unsure as it was is still that stray
+            if new[o.card] > 0 and self.stray_seen[o.card] > 0 and o.low_conf:
+                new[o.card] -= 1
+        new = +new
         missing = prev_c - cur
         ev: WatchEvent | None = None
         new_obs = self._pick(obs, new) if new else []
@@ -623,7 +654,7 @@ class PotWatcher:
                 obs = []
             if prev or self.pot_seen:
                 ev = WatchEvent("pot_cleared", t, self._t_still, index)
-                self.pot_seen = Counter()
+                self.pot_seen, self.stray_seen = Counter(), Counter()
                 self.pot_pos, self.pot_side = {}, {}
                 self.top = []
         elif new_obs:
@@ -633,14 +664,15 @@ class PotWatcher:
                 ev = WatchEvent("cards_played", t, self._t_still, index, cards,
                                 [o.conf for o in play], any(o.low_conf for o in play) or bool(strays),
                                 alternatives=[o.votes for o in play])
-                if strays:  # kept as seen (not new next time), shown for a check
-                    self.pot_seen.update(o.card for o in strays)
+                if strays:  # shown for a check; new next time only if read surely (`stray_seen`)
+                    self.stray_seen.update(o.card for o in strays)
                     ev.detail = (f"also read, far less sure: {' '.join(o.card for o in strays)} "
                                  f"(a card under it misread?); please check")
                 if len(cards) > 4 * self.cfg.decks:
                     ev.low_conf = True
                     ev.detail = f"{len(cards)} cards of one rank at once"
                 self.pot_seen.update(cards)
+                self.stray_seen -= Counter(cards)
                 self.top = cards
                 self._grow_zone(play, image.shape)
             else:
@@ -689,6 +721,7 @@ class PotWatcher:
             if not (prev_c or self.pot_seen):
                 return None
             self.pot_seen, self.pot_pos, self.pot_side, self.top = Counter(), {}, {}, []
+            self.stray_seen = Counter()
             return WatchEvent("mismatch", t, self._t_still, index, [], [], True,
                               "the pot was cleared while the camera was out; please check the log")
         if new_obs:
@@ -717,7 +750,7 @@ class PotWatcher:
         self.detector_calls += 1
         if len(self._reads) < self.cfg.read_frames:
             return []
-        obs = self._without_fixtures(consensus(self._reads, self.priors_fn(), self.cfg, {}))
+        obs = self._without_fixtures(consensus(self._reads, self._priors(), self.cfg, {}))
         events = self._decide(obs, image, t, index)  # clears _rebaseline
         self._settled_small, self._settled_image = small, image
         self._still, self._reads, self._done = 0, [], False
