@@ -455,3 +455,28 @@ def test_a_grouped_card_carries_its_other_likely_readings():
     assert card.card == "JC" and list(card.reads)[0] == "JC"
     assert card.reads == pytest.approx({"JC": 0.6, "JS": 0.25})  # the mean; `none` and crumbs left out
     assert group_indices([IndexHit((0, 0, 10, 14), 0.9, "JC", 0.55)])[0].reads == {}
+
+
+def test_an_int8_file_with_8_bit_weights_is_refused_where_it_would_saturate(tmp_path):
+    """vision/int8_check.py: on an AVX2 CPU without VNNI an 8-bit-weight int8 model misreads
+    most cards; the detector refuses it there, saying what to do, and runs it elsewhere."""
+    import onnx
+    from onnx import numpy_helper
+
+    from vision.int8_check import check_int8, int8_saturates, wide_int8_weights
+
+    avx2 = "processor\t: 0\nflags\t\t: fpu sse2 avx avx2 fma\n"
+    assert int8_saturates(avx2) and not int8_saturates(avx2.replace("avx2", "avx2 avx512_vnni"))
+    assert not int8_saturates("flags\t\t: fpu sse2\n")  # no AVX2: not ONNX Runtime's saturating kernel
+    wide = onnx.load(str(ROOT / "models" / "card_index_classifier.onnx"))
+    for t in wide.graph.initializer:
+        if t.data_type == onnx.TensorProto.INT8:
+            t.CopyFrom(numpy_helper.from_array((numpy_helper.to_array(t).astype(np.int16) * 2).clip(-127, 127)
+                                               .astype(np.int8), t.name))
+    onnx.save(wide, str(tmp_path / "wide.onnx"))
+    assert wide_int8_weights(tmp_path / "wide.onnx") and not wide_int8_weights(DEFAULT_DETECTOR)
+    assert not wide_int8_weights(ROOT / "models" / "float" / DEFAULT_DETECTOR.name)
+    with pytest.raises(ValueError, match="models/float"):
+        check_int8(DEFAULT_DETECTOR, tmp_path / "wide.onnx", cpuinfo=avx2)
+    check_int8(DEFAULT_DETECTOR, tmp_path / "wide.onnx", cpuinfo=avx2.replace("avx2", "avx2 avx_vnni"))
+    check_int8(DEFAULT_DETECTOR, ROOT / "models" / "card_index_classifier.onnx", cpuinfo=avx2)

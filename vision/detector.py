@@ -28,6 +28,7 @@ import numpy as np
 from referee.cards import rank_of
 from vision.card_face import FACE_H, FACE_MODEL_NAME, FACE_W, candidate_pairs, centres, fuse, rectify
 from vision.classifier import CLASSES, NONE, NONE_ID, IndexClassifier, crop_index, session_options, to_nchw
+from vision.int8_check import check_int8
 from vision.yolo_head import decode as decode_boxes
 from vision.yolo_head import split_head
 
@@ -151,6 +152,8 @@ class CardDetector:
         if not classifier_path.is_file():
             raise FileNotFoundError(f"card index classifier {classifier_path} not found next to the "
                                     f"detector: both ONNX files come from `masta train`")
+        # an int8 file with 8-bit weights misreads most cards on a CPU without VNNI: refuse it
+        check_int8(model_path, classifier_path)
         # the box decoding of the likely anchors only, when the graph is a YOLOv8 head
         # (`vision.yolo_head`: the run takes about 6 ms less on 2 cores); else the whole graph
         cut = split_head(model_path) if decode_kept else None
