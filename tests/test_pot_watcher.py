@@ -258,23 +258,6 @@ def test_the_legality_prior_prefers_a_legal_read_of_a_new_card_and_flags_it():
     assert [o.card for o in consensus(old, on_nine, WatcherConfig())] == ["KC"]
 
 
-def test_a_new_card_the_pot_does_not_take_is_likelier_a_stray_than_a_second_play():
-    """bench-0100: a KC played, and beside it the clubs queen under it read "6C" about as surely
-    (0.41 against 0.52): a mismatch. On a 9 a 6 may not be played and a K may, so the 6C
-    counts half as sure, and the KC play stands with the 6C as a stray, flagged."""
-    from vision.pot_watcher import _sure_play
-
-    box_k, box_6 = (100.0, 100.0, 130.0, 144.0), (60.0, 100.0, 90.0, 144.0)
-    on_nine = Priors(fitting=frozenset({"2", "3", "9", "10", "J", "Q", "K", "A", "JK"}), on_pot=frozenset({"9H"}))
-    reads = [[Det("KC", 0.52, box_k), Det("6C", 0.41, box_6)]] * 3
-    plain = consensus(reads, Priors(), WatcherConfig())
-    assert _sure_play(plain, 0.75) == ([], plain)  # about as sure: which was played cannot be told
-    weighed = consensus(reads, on_nine, WatcherConfig())
-    assert {o.card: o.prior for o in weighed} == {"KC": 1.0, "6C": 0.5}
-    play, strays = _sure_play(weighed, 0.75)
-    assert [o.card for o in play] == ["KC"] and [o.card for o in strays] == ["6C"]
-
-
 def test_reads_pool_each_detections_other_likely_cards():
     """A card the classifier keeps as a close second in every read beats a card that wins two
     reads narrowly: each read's other likely cards (`Detection.reads`) vote in proportion."""

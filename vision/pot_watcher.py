@@ -133,7 +133,6 @@ class Observation:
     box: tuple[float, float, float, float]
     low_conf: bool = False
     votes: dict[str, float] = field(default_factory=dict)
-    prior: float = 1.0  # the priors' weight of `card` (under 1: burned, or a rank the pot does not take)
 
 
 @dataclass
@@ -315,8 +314,7 @@ def consensus(reads: Sequence[Sequence[DetectionLike]], priors: Priors, cfg: Wat
         total = sum(c["votes"].values())
         contested = c["votes"][card] < 0.75 * total
         low = conf < cfg.low_conf or contested or card != raw_top or card in priors.impossible
-        out.append(Observation(card, conf, tuple(c["box"]), low, {k: round(v / len(reads), 3) for k, v in c["votes"].items()},
-                               priors.weight(card)))
+        out.append(Observation(card, conf, tuple(c["box"]), low, {k: round(v / len(reads), 3) for k, v in c["votes"].items()}))
     # a physical card cannot be seen more often than the decks hold it: keep the best reads
     kept: list[Observation] = []
     seen: Counter[str] = Counter()
@@ -333,22 +331,16 @@ def _sure_play(new_obs: list[Observation], ratio: float) -> tuple[list[Observati
     every other card by `ratio` (those at most `ratio` times its least sure), that rank is the
     play and the rest strays, mostly a card under it misread now that it is half covered
     (the 10 held-out benchmark videos: play recall 0.599 -> 0.686, precision 0.765 -> 0.773,
-    extra decisions 253 -> 114); else no play (a mismatch). How sure a card is counts its
-    priors too (`Observation.prior`): beside a legal card, one of a rank the pot does not take
-    is likelier a misread than a second play."""
+    extra decisions 253 -> 114); else no play (a mismatch)."""
     by_rank: dict[str, list[Observation]] = {}
     for o in new_obs:
         by_rank.setdefault(rank_of(o.card), []).append(o)
     if len(by_rank) == 1:
         return list(new_obs), []
-
-    def sure(o: Observation) -> float:
-        return o.conf * o.prior
-
-    best = max(by_rank.values(), key=lambda g: min(sure(o) for o in g))
-    floor = min(sure(o) for o in best)
+    best = max(by_rank.values(), key=lambda g: min(o.conf for o in g))
+    floor = min(o.conf for o in best)
     strays = [o for o in new_obs if o not in best]
-    if all(sure(o) <= ratio * floor for o in strays):
+    if all(o.conf <= ratio * floor for o in strays):
         return best, strays
     return [], list(new_obs)
 
