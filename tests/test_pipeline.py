@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -134,7 +135,8 @@ def test_priors_from_the_referees_view_know_what_may_go_on_the_pot():
     empty = priors_from_view(ref.view())
     assert {empty.weight(c) for c in ("5C", "KH", "9D", "JK")} == {1.0}
     ref.apply({"type": "cards_played", "source": "camera", "cards": ["9C"]})
-    nine = priors_from_view(ref.view())
+    assert priors_from_view(ref.view()).weight("5H") == 1.0  # the legality prior is off by default
+    nine = replace(priors_from_view(ref.view()), unfit_weight=0.5)
     assert nine.weight("5H") < nine.weight("KH") == nine.weight("9D") == nine.weight("2S") == 1.0
     assert nine.weight("9C") == 1.0  # the 9 itself lies on the pot: never weighed down
     assert priors_from_view({"pot": ["9C"]}).fitting is None  # a view without `fits`: no prior

@@ -239,12 +239,13 @@ def test_priors_rank_ambiguous_reads_and_mark_them():
 
 
 def test_the_legality_prior_prefers_a_legal_read_of_a_new_card_and_flags_it():
-    """On a 9, a new card read 6C in two reads and QC in one (Knoll's hollow Q): a 6 may not go
-    on a 9, a Q may, and players mostly play legal cards, so the close call goes to the Q,
-    flagged for a check. A 6 read clearly stays a 6 (an illegal play is the referee's to
+    """The legality prior (off by default; at 0.5 here): on a 9, a new card read 6C in two reads
+    and QC in one (Knoll's hollow Q): a 6 may not go on a 9, a Q may, so the close call goes to
+    the Q, flagged for a check. A 6 read clearly stays a 6 (an illegal play is the referee's to
     rule), and a card already on the pot is read as it is, whatever the pot asks for now."""
     box = (100.0, 100.0, 130.0, 144.0)
-    on_nine = Priors(fitting=frozenset({"2", "3", "9", "10", "J", "Q", "K", "A", "JK"}), on_pot=frozenset({"9C"}))
+    on_nine = Priors(fitting=frozenset({"2", "3", "9", "10", "J", "Q", "K", "A", "JK"}), on_pot=frozenset({"9C"}),
+                     unfit_weight=0.5)
     close = [[Det("6C", 0.6, box)], [Det("6C", 0.55, box)], [Det("QC", 0.7, box)]]
     assert [o.card for o in consensus(close, Priors(), WatcherConfig())] == ["6C"]
     legal = consensus(close, on_nine, WatcherConfig())
@@ -253,7 +254,7 @@ def test_the_legality_prior_prefers_a_legal_read_of_a_new_card_and_flags_it():
     assert [o.card for o in consensus(clear, on_nine, WatcherConfig())] == ["6C"]
     # the 5 under the 9 was legal when it was played
     old = [[Det("5C", 0.6, box)], [Det("5C", 0.55, box)], [Det("KC", 0.7, box)]]
-    with_five = Priors(fitting=on_nine.fitting, on_pot=frozenset({"5C", "9C"}))
+    with_five = Priors(fitting=on_nine.fitting, on_pot=frozenset({"5C", "9C"}), unfit_weight=0.5)
     assert [o.card for o in consensus(old, with_five, WatcherConfig())] == ["5C"]
     assert [o.card for o in consensus(old, on_nine, WatcherConfig())] == ["KC"]
 

@@ -18,10 +18,10 @@ Why it is built this way:
   surer than the other new cards (`stray_ratio`), those others are strays (mostly the card
   under the play, half covered now and misread) and the play stands, flagged, naming them.
 * Reads are ranked with priors from the referee (a burned card cannot be on the pot, two
-  copies of a card cannot be in a one-deck game, a new card of a rank that may not go on the
-  pot now is less likely than one that may: `Priors.fitting`, `UNFIT_WEIGHT`) and a read that
-  is weak, contested between frames or overruled by a prior is marked `low_conf` so the page
-  can ask for a check.
+  copies of a card cannot be in a one-deck game; optionally, a new card of a rank that may not
+  go on the pot now is less likely than one that may: `Priors.fitting`, `UNFIT_WEIGHT`, off by
+  default) and a read that is weak, contested between frames or overruled by a prior is marked
+  `low_conf` so the page can ask for a check.
 * The settled frame before and after each event is saved as a JPEG with boxes drawn
   (evidence), when an evidence folder is given.
 
@@ -99,11 +99,13 @@ class WatcherConfig:
                                     # evening must not grow it without bound)
 
 
-#: a new card of a rank that may not go on the pot now counts this much of its votes: players
-#: mostly play legal cards, so between two close reads the legal one is likelier; an illegal
-#: card read clearly still wins (that is what the referee is for), and a read the prior
-#: overruled is flagged for a check
-UNFIT_WEIGHT = 0.5
+#: the legality prior: a new card of a rank that may not go on the pot now counts this much of
+#: its votes (players mostly play legal cards, so between two close reads the legal one would be
+#: likelier; an illegal card read clearly still wins, and an overruled read is flagged). 1: off.
+#: At 0.5 the 1280x720 benchmark videos read 898 of 1,073 plays right against 910, P 0.891
+#: against 0.903 (its own choices: 5 cards right, 3 wrong), so it is off until more videos can
+#: judge it (`bench/pipeline.py --unfit-weight 0.5`; models/MODEL_CARD.md)
+UNFIT_WEIGHT = 1.0
 
 
 @dataclass
