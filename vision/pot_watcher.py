@@ -656,9 +656,7 @@ class PotWatcher:
                 obs = []
             if prev or self.pot_seen:
                 ev = WatchEvent("pot_cleared", t, self._t_still, index)
-                self.pot_seen, self.stray_seen = Counter(), Counter()
-                self.pot_pos, self.pot_side = {}, {}
-                self.top = []
+                self._forget_pot()
         elif new_obs:
             play, strays = _sure_play(new_obs, self.cfg.stray_ratio)
             if play:
@@ -714,6 +712,12 @@ class PotWatcher:
         self.state = obs
         return [ev] if ev is not None else []
 
+    def _forget_pot(self) -> None:
+        """The pot is gone: nothing seen in it, nowhere it lay, no top card."""
+        self.pot_seen, self.stray_seen = Counter(), Counter()
+        self.pot_pos, self.pot_side = {}, {}
+        self.top = []
+
     def _outage_event(self, obs: list[Observation], new_obs: list[Observation], prev_c: Counter,
                       cur: Counter, t: float, index: int) -> WatchEvent | None:
         """The first settled scene after the camera came back is the new baseline: what
@@ -722,8 +726,7 @@ class PotWatcher:
         if not obs:
             if not (prev_c or self.pot_seen):
                 return None
-            self.pot_seen, self.pot_pos, self.pot_side, self.top = Counter(), {}, {}, []
-            self.stray_seen = Counter()
+            self._forget_pot()
             return WatchEvent("mismatch", t, self._t_still, index, [], [], True,
                               "the pot was cleared while the camera was out; please check the log")
         if new_obs:
