@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from datasets.faces import HELD_OUT_STYLES, SHARED_DATA, face_styles  # noqa: E402
 from masta.heap import steady_heap  # noqa: E402
-from vision.detector import CAMERA, DEFAULT_DETECTOR, CardDetector  # noqa: E402
+from vision.detector import CAMERA, DEFAULT_DETECTOR, MATE_NEAR, CardDetector  # noqa: E402
 from vision.evaluate import evaluate_folder  # noqa: E402
 
 
@@ -147,12 +147,15 @@ def main(argv: list[str] | None = None) -> int:
                          "('' for not)")
     ap.add_argument("--speed-only", action="store_true", help="only the speed figure (a run of "
                     "~1 min, for a quiet machine)")
+    ap.add_argument("--mate-near", type=float, default=MATE_NEAR, help="index sizes within which a "
+                    "same-rank card read from a surer card's index is dropped (vision.detector."
+                    "suit_mates; 0 = never)")
     args = ap.parse_args(argv)
     steady_heap(trim_every=None)  # the heap as `masta` runs it
-    det = CardDetector(args.model, threads=args.threads, use_face=not args.no_face,
+    det = CardDetector(args.model, threads=args.threads, use_face=not args.no_face, mate_near=args.mate_near,
                        **({"box_scales": (1.0,)} if args.no_reread else {}))
     print(f"model: {args.model} (detector input {det.input_hw[1]}x{det.input_hw[0]}, "
-          f"min card confidence {det.conf})")
+          f"min card confidence {det.conf}, suit mates within {det.mate_near} index sizes)")
 
     if not args.speed_only:
         accuracy(det, args)

@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from datasets.faces import SHARED_DATA  # noqa: E402
 from referee.cards import name_to_card  # noqa: E402
-from vision.detector import CAMERA, DEFAULT_DETECTOR, CardDetector, group_indices  # noqa: E402
+from vision.detector import CAMERA, DEFAULT_DETECTOR, CardDetector  # noqa: E402
 from vision.evaluate import apply_errata, read_errata, read_yolo_labels, read_yolo_names  # noqa: E402
 
 
@@ -153,7 +153,7 @@ class Tally:
     def add(self, name: str, img, truth: list, roi=None) -> None:
         det = self.det
         hits = det.read_indices(img, roi)
-        cards = [c for c in group_indices(hits, copies=det.decks) if c.conf >= det.conf]
+        cards = det.cards_of(hits)
         found = collections.Counter(c.card for c in cards)
         self.labelled += len(truth)
         for card, box in truth:

@@ -137,6 +137,8 @@ def detector_for(kind: str, paths: dict[str, Path], args, faces: str = "") -> tu
     if not model.is_file():
         raise SystemExit(f"no trained model at {model}: run `masta train` first, or use --detector oracle")
     settings = dict(CAMERA, **({"conf": args.conf} if args.conf is not None else {}))
+    if args.mate_near is not None:
+        settings["mate_near"] = args.mate_near
     deck = None
     if args.teach:
         deck = taught_deck(paths["video"].parent, faces, args)
@@ -285,6 +287,9 @@ def main() -> int:
     ap.add_argument("--unfit-weight", type=float, default=UNFIT_WEIGHT,
                     help=f"the legality prior: a new card of a rank that may not go on the pot counts this "
                          f"share of its votes (default {UNFIT_WEIGHT}; 1 turns the prior off)")
+    ap.add_argument("--mate-near", type=float, default=None,
+                    help="model: index sizes within which a same-rank card read from a surer card's index "
+                         "is dropped (vision.detector.suit_mates; default the detector's, 0 = never)")
     ap.add_argument("--render-only", action="store_true")
     ap.add_argument("--out", default="runs/bench-pipeline.json")
     ap.add_argument("--quiet", action="store_true")

@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 from masta.cli import main
 from referee.cards import ALL_CARD_IDS, name_to_card
 from vision.classifier import CLASSES
-from vision.detector import (CAMERA, DEFAULT_DETECTOR, CardDetector, Detection, IndexHit, _rank, group_indices,
+from vision.detector import (CAMERA, DEFAULT_DETECTOR, MATE_READS, CardDetector, Detection, IndexHit, _rank, group_indices,
                              letterbox, nms, to_blob)
 from vision.evaluate import evaluate_folder, multiset_prf, read_errata
 
@@ -481,3 +481,50 @@ def test_an_int8_file_with_8_bit_weights_is_refused_where_it_would_saturate(tmp_
         check_int8(DEFAULT_DETECTOR, tmp_path / "wide.onnx", cpuinfo=avx2)
     check_int8(DEFAULT_DETECTOR, tmp_path / "wide.onnx", cpuinfo=avx2.replace("avx2", "avx2 avx_vnni"))
     check_int8(DEFAULT_DETECTOR, ROOT / "models" / "card_index_classifier.onnx", cpuinfo=avx2)
+
+
+def _hit(card: str, x: float, y: float, conf: float, second: str | None = None, p2: float = 0.0,
+         side: float = 20.0) -> IndexHit:
+    """An index box `side` wide at (x, y) read as `card` at `conf`, `second` at `p2`."""
+    p = np.full(len(CLASSES), 0.0005)
+    p[CLASSES.index(card)] = conf
+    if second:
+        p[CLASSES.index(second)] = p2
+    return IndexHit((x, y, x + side, y + 1.5 * side), 0.9, card, conf, p)
+
+
+def test_a_second_box_on_one_index_read_with_another_suit_is_not_a_second_card():
+    # the real photos' 7C: one box on rank and suit reads 7C, a box on the bare rank beside
+    # it guesses 7S (a third of its reads still say 7C)
+    hits = [_hit("7C", 100, 100, 0.97), _hit("7S", 104, 103, 0.62, "7C", 0.3)]
+    assert [d.card for d in group_indices(hits)] == ["7C", "7S"]  # the rule off
+    assert [d.card for d in group_indices(hits, mate_near=1.0)] == ["7C"]
+
+
+def test_a_fanned_double_of_one_rank_stays_two_cards():
+    # 7C fanned over 7S: their indices lie two index sizes apart, even where 7S is unsure
+    double = [_hit("7C", 100, 100, 0.97), _hit("7S", 140, 110, 0.62, "7C", 0.3)]
+    assert sorted(d.card for d in group_indices(double, mate_near=1.0)) == ["7C", "7S"]
+    # at the same spot, but read surely as its own suit: a card of its own
+    sure = [_hit("7C", 100, 100, 0.97), _hit("7S", 104, 103, 0.9, "7C", MATE_READS / 2)]
+    assert sorted(d.card for d in group_indices(sure, mate_near=1.0)) == ["7C", "7S"]
+    # another rank at the same spot is not a suit mate (6 and 9, a misread rank)
+    other = [_hit("7C", 100, 100, 0.97), _hit("9C", 104, 103, 0.62, "7C", 0.3)]
+    assert sorted(d.card for d in group_indices(other, mate_near=1.0)) == ["7C", "9C"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["7C", "7S", "7H", "QS"]), st.floats(0, 300), st.floats(0, 300),
+                          st.floats(0.3, 0.99), st.sampled_from(["7C", "7S", "QS"]), st.floats(0, 0.5)),
+                max_size=10))
+def test_suit_mates_only_drop_less_sure_cards_of_a_rank_still_reported(hits):
+    idx = [_hit(c, x, y, p, s if s != c else None, p2) for c, x, y, p, s, p2 in hits]
+    free = group_indices(idx)
+    mates = group_indices(idx, mate_near=1.0)
+    assert {d.card for d in mates} <= {d.card for d in free}
+    if free:
+        assert mates and mates[0].card == free[0].card  # the surest card is never dropped
+    for d in free:
+        if d not in mates:  # a dropped card: a surer card of its rank, read in its own reads, is kept
+            assert any(m.card != d.card and m.card[:-1] == d.card[:-1] and m.conf >= d.conf
+                       and d.reads.get(m.card, 0) >= MATE_READS for m in mates)

@@ -306,7 +306,8 @@ def evaluate_folder(data: str | Path, model: str | Path | None = None, names_map
         t0 = time.perf_counter()
         hits = det.read_indices(img)
         from vision.detector import group_indices
-        found = [d for d in group_indices(hits, copies=copies) if d.conf >= det.conf]
+        found = [d for d in group_indices(hits, copies=copies, mate_near=getattr(det, "mate_near", 0.0))
+                 if d.conf >= det.conf]
         ms = (time.perf_counter() - t0) * 1000
         if gboxes is not None:
             boxes, scores = det.find_indices(img)
