@@ -64,6 +64,9 @@ def main(argv: list[str] | None = None) -> int:
                     "learn-deck data/bench-videos-1280x720/teach-knoll.mp4 --out knoll.npz`)")
     ap.add_argument("--errata", default=None, help="a JSON file of known label errors to fix first "
                     "(datasets/errata/poker-cards.json for the real photos)")
+    ap.add_argument("--mate-near", type=float, default=None, help="index sizes within which a same-rank "
+                    "card read from a surer card's index is dropped (vision.detector.suit_mates; default "
+                    "the detector's, 0 = never)")
     args = ap.parse_args(argv)
     data = Path(args.data)
     if args.videos:
@@ -80,6 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.deck:
         from vision.deck_memory import DeckMemory
         deck = DeckMemory.load(args.deck)
+    if args.mate_near is not None:
+        camera = dict(camera, mate_near=args.mate_near)
     det = CardDetector(args.model, decks=args.decks or None, use_face=not args.no_face, deck=deck, **camera)
     tally = Tally(det, args.list)
     cases = (video_cases(Path(args.videos), args.count, faces=args.faces) if args.videos

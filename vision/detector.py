@@ -53,7 +53,11 @@ MATE_READS = 0.1
 #: how near (index sizes, closest indices) such a card must lie; 0 = never merged
 MATE_NEAR = 1.0
 
-CAMERA: dict = {"conf": 0.35, "accept": 0.0, "det_conf": 0.05, "faint_min_side": 720}
+#: No suit mates (`mate_near` 0): in the pot a double of one rank is fanned index over index,
+#: and on the 1280x720 benchmark's first four games the rule lost 5 of the pot's 790 cards
+#: found for 1 false card fewer (`bench/detector_errors.py --videos ... --count 4 --decks 0
+#: --mate-near 1`); the watcher's pooled reads already settle a box's suit.
+CAMERA: dict = {"conf": 0.35, "accept": 0.0, "det_conf": 0.05, "faint_min_side": 720, "mate_near": 0.0}
 
 
 @dataclass
