@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from vision.pot_watcher import Observation, PotWatcher, Priors, WatcherConfig, consensus
+from vision.pot_watcher import (Observation, PotWatcher, Priors, WatcherConfig, _one_card_two_corners, _sure_play,
+                                consensus)
 
 W, H = 320, 240
 CARD = (30, 44)
@@ -535,3 +536,40 @@ def test_a_pot_card_seen_by_its_other_corner_is_the_same_card():
         s2.dets[i] = [Det(d.card, d.conf, (d.box[0], d.box[1], d.box[0] + 6, d.box[1] + 10)) for d in dets]
     w2, events2 = run(s2)
     assert events2[0].cards == ["7H"] and len(events2) == 2 and events2[1].low_conf
+
+
+def _obs(card: str, conf: float, box, low: bool | None = None, votes: dict | None = None) -> Observation:
+    return Observation(card, conf, tuple(float(v) for v in box), conf < 0.6 if low is None else low,
+                       votes or {card: conf})
+
+
+def test_an_unsure_sliver_of_a_fanned_triple_does_not_void_the_play():
+    """bench-0101 at 1280x720: 9C 9S 9D fanned, the lowest 9 showing a sliver of its index
+    (read 0.36), beside a half-covered old card misread QC (0.46). The play is the rank whose
+    surest card is far surer than any other; the QC is a stray."""
+    nines = [_obs("9D", 0.99, (602, 290, 735, 382)), _obs("9S", 0.36, (576, 299, 596, 325)),
+             _obs("9C", 0.86, (548, 321, 584, 353))]
+    stray = _obs("QC", 0.46, (633, 432, 662, 456))
+    play, strays = _sure_play(nines + [stray], 0.75)
+    assert sorted(o.card for o in play) == ["9C", "9D", "9S"] and [o.card for o in strays] == ["QC"]
+    # two ranks read about as surely: which was played cannot be told, a mismatch
+    rival = _obs("QC", 0.9, (633, 432, 662, 456))
+    assert _sure_play(nines + [rival], 0.75) == ([], nines + [rival])
+
+
+def test_one_cards_two_corners_read_as_two_suits_are_one_card_not_a_pair():
+    """bench-0101: a 3C's two indices, one card's opposite corners, read 3D and 3S (both
+    unsure); as a "pair" the 3S went into the pot's cards, and the real 3S played later was
+    taken for an old card. Two such corners are one card, the likelier by their pooled votes."""
+    a = _obs("3D", 0.46, (620, 300, 640, 330), votes={"3D": 0.46, "3C": 0.2})
+    b = _obs("3S", 0.50, (704, 422, 720, 446), votes={"3S": 0.5, "3C": 0.31})
+    (one,), other = _one_card_two_corners([a, b])
+    assert one.card == "3C" and one.low_conf and sorted(other) == ["3D", "3S"]
+    # a fanned pair (the indices one index apart), or both read surely: two cards
+    near = _obs("3S", 0.50, (640, 310, 656, 334), votes={"3S": 0.5, "3C": 0.31})
+    assert _one_card_two_corners([a, near]) == ([a, near], [])
+    sure = [_obs("3D", 0.9, a.box), _obs("3S", 0.92, b.box)]
+    assert _one_card_two_corners(sure) == (sure, [])
+    # a whole card's box and an index: the consensus' business (`_other_corner`), not this
+    whole = _obs("3D", 0.46, (600, 290, 700, 440))
+    assert _one_card_two_corners([whole, b]) == ([whole, b], [])
