@@ -296,6 +296,11 @@ def test_one_cards_two_corners_read_with_two_suits_stay_one_card():
     beside = (650.0, 304.0, 667.0, 322.0)
     pair = [[Det("3S", 0.99, card), Det("3C", 0.5, beside)]] * 3
     assert sorted(o.card for o in consensus(pair, Priors(), WatcherConfig())) == ["3C", "3S"]
+    # bench-0106: a 3H fanned under a 3S, its index inside the 3S's box but about one index
+    # side off its corner (0.77 sides), read 3H in every read beside the whole 3S: two cards
+    top, peek = (588.0, 260.0, 678.0, 446.0), (587.0, 267.0, 609.0, 298.0)
+    fanned = [[Det("3S", 0.85, top), Det("3H", 0.57, peek)]] * 3
+    assert sorted(o.card for o in consensus(fanned, Priors(), WatcherConfig())) == ["3H", "3S"]
     # another rank at that corner is another card (a misread changes the suit, not the rank)
     other = [reads[0]] + [[Det("3S", 0.95, br), Det("8C", 0.5, tl)]] * 2
     assert sorted(o.card for o in consensus(other, Priors(), WatcherConfig())) == ["3S", "8C"]

@@ -189,6 +189,10 @@ def _centre(box) -> tuple[float, float]:
     return (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
 
 
+def _area(box) -> float:
+    return float(max(0.0, box[2] - box[0]) * max(0.0, box[3] - box[1]))
+
+
 def _side(box) -> float:
     """A box's longer side."""
     return float(max(box[2] - box[0], box[3] - box[1]))
@@ -215,6 +219,8 @@ def _other_corner_of(box, where, index_side: float) -> bool:
     `index_side`: the smallest box side the card was seen with (an index alone, once it was)."""
     d = np.hypot(*np.subtract(_centre(box), _centre(where)))
     return bool(4.0 * index_side <= d <= 7.5 * index_side)
+
+
 
 
 def _other_corner(box, card: str, cluster: dict) -> bool:
@@ -272,6 +278,7 @@ def consensus(reads: Sequence[Sequence[DetectionLike]], priors: Priors, cfg: Wat
 
     for read in reads:
         used: set[int] = set()
+        seen_whole: dict[int, tuple] = {}  # cluster -> the box this read gave it
         dets = [(d, tuple(float(v) for v in d.box)) for d in sorted(read, key=lambda d: -d.conf)]
         left = []
         # Cards on a pot overlap a lot (two different cards can share most of their box), so
@@ -289,10 +296,16 @@ def consensus(reads: Sequence[Sequence[DetectionLike]], priors: Priors, cfg: Wat
                 left.append((d, box))
             else:
                 used.add(add(best, d, box))
+                seen_whole[best] = box
         # ... and only then, with a nearly identical box, a cluster of another card (a misread),
-        # or one corner of a whole card of its rank read with another suit
+        # or one corner of a whole card of its rank read with another suit, but not where this
+        # very read saw that whole card, its own corners read with its suit: then the index is
+        # another card's, a fanned double's lower card peeking out by the corner (bench-0106:
+        # a 3H under a 3S, 0.77 index sides off its corner, was taken into the 3S; at 1280x720
+        # 932 -> 934 of 1,073 plays right, P 0.904 -> 0.913, plays read a card long 23 -> 17)
         for d, box in left:
-            corner = next((ci for ci, c in enumerate(clusters) if _other_corner(box, d.card, c)), None)
+            corner = next((ci for ci, c in enumerate(clusters) if _other_corner(box, d.card, c)
+                           and not (ci in seen_whole and _area(seen_whole[ci]) >= 3 * _area(box))), None)
             if corner is not None:
                 add(corner, d, box, again=corner in used)
                 used.add(corner)
