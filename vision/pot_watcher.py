@@ -221,8 +221,6 @@ def _other_corner_of(box, where, index_side: float) -> bool:
     return bool(4.0 * index_side <= d <= 7.5 * index_side)
 
 
-
-
 def _other_corner(box, card: str, cluster: dict) -> bool:
     """Is `box` (one index read as `card`) a corner of the cluster's whole card, of the same
     rank but another suit? Its two indices, read as two suits, made two cards: one card
