@@ -2,6 +2,20 @@
 from __future__ import annotations
 
 
+def centre(box) -> tuple[float, float]:
+    return (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+
+
+def side(box) -> float:
+    """A box's longer side."""
+    return float(max(box[2] - box[0], box[3] - box[1]))
+
+
+def area(box) -> float:
+    """A box's area; 0 for an empty or inverted one."""
+    return float(max(0.0, box[2] - box[0]) * max(0.0, box[3] - box[1]))
+
+
 def overlap(a, b) -> float:
     """The area two boxes share."""
     ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))

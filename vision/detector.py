@@ -26,6 +26,7 @@ import cv2
 import numpy as np
 
 from referee.cards import rank_of
+from vision.boxes import centre as _centre, side as _side
 from vision.card_face import FACE_H, FACE_MODEL_NAME, FACE_W, candidate_pairs, centres, fuse, rectify
 from vision.classifier import CLASSES, NONE, NONE_ID, IndexClassifier, crop_index, session_options, to_nchw
 from vision.int8_check import check_int8
@@ -442,10 +443,6 @@ def group_indices(hits: list[IndexHit], copies: int | None = None,
     return out
 
 
-def _centre(box) -> tuple[float, float]:
-    return (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-
-
 def suit_mates(cards: list[Detection], groups: list[list[IndexHit]], near: float,
                reads: float = MATE_READS) -> list[Detection]:
     """Drop the cards that are a surer card's index read with another suit.
@@ -476,7 +473,3 @@ def suit_mates(cards: list[Detection], groups: list[list[IndexHit]], near: float
         if not mate:
             kept.append(i)
     return [cards[i] for i in sorted(kept)]
-
-
-def _side(box) -> float:
-    return max(box[2] - box[0], box[3] - box[1])

@@ -46,7 +46,7 @@ import cv2
 import numpy as np
 
 from referee.cards import rank_of
-from vision.boxes import iou as _iou, overlap as _overlap
+from vision.boxes import area as _area, centre as _centre, iou as _iou, overlap as _overlap, side as _side
 
 
 class DetectionLike(Protocol):
@@ -185,19 +185,6 @@ class WatchEvent:
         return ev
 
 
-def _centre(box) -> tuple[float, float]:
-    return (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-
-
-def _area(box) -> float:
-    return float(max(0.0, box[2] - box[0]) * max(0.0, box[3] - box[1]))
-
-
-def _side(box) -> float:
-    """A box's longer side."""
-    return float(max(box[2] - box[0], box[3] - box[1]))
-
-
 def _holds_centre(a, b) -> bool:
     """True when one box contains the other's centre."""
     def inside(p, q):
@@ -276,7 +263,7 @@ def consensus(reads: Sequence[Sequence[DetectionLike]], priors: Priors, cfg: Wat
 
     for read in reads:
         used: set[int] = set()
-        seen_whole: dict[int, tuple] = {}  # cluster -> the box this read gave it
+        given: dict[int, tuple] = {}  # cluster -> the box this read gave it
         dets = [(d, tuple(float(v) for v in d.box)) for d in sorted(read, key=lambda d: -d.conf)]
         left = []
         # Cards on a pot overlap a lot (two different cards can share most of their box), so
@@ -294,7 +281,7 @@ def consensus(reads: Sequence[Sequence[DetectionLike]], priors: Priors, cfg: Wat
                 left.append((d, box))
             else:
                 used.add(add(best, d, box))
-                seen_whole[best] = box
+                given[best] = box
         # ... and only then, with a nearly identical box, a cluster of another card (a misread),
         # or one corner of a whole card of its rank read with another suit, but not where this
         # very read saw that whole card, its own corners read with its suit: then the index is
@@ -303,7 +290,7 @@ def consensus(reads: Sequence[Sequence[DetectionLike]], priors: Priors, cfg: Wat
         # 932 -> 934 of 1,073 plays right, P 0.904 -> 0.913, plays read a card long 23 -> 17)
         for d, box in left:
             corner = next((ci for ci, c in enumerate(clusters) if _other_corner(box, d.card, c)
-                           and not (ci in seen_whole and _area(seen_whole[ci]) >= 3 * _area(box))), None)
+                           and not (ci in given and _area(given[ci]) >= 3 * _area(box))), None)
             if corner is not None:
                 add(corner, d, box, again=corner in used)
                 used.add(corner)
@@ -377,9 +364,8 @@ def _one_card_two_corners(new_obs: list[Observation]) -> tuple[list[Observation]
     a, b = new_obs
     if rank_of(a.card) != rank_of(b.card) or (not a.low_conf and not b.low_conf):
         return new_obs, []
-    side = min(_side(a.box), _side(b.box))
     d = np.hypot(*np.subtract(_centre(a.box), _centre(b.box)))
-    if max(_side(a.box), _side(b.box)) > d / 3 or not 4.0 * side <= d <= 7.5 * side:
+    if max(_side(a.box), _side(b.box)) > d / 3 or not _other_corner_of(a.box, b.box, min(_side(a.box), _side(b.box))):
         return new_obs, []
     votes = Counter(a.votes) + Counter(b.votes)
     card = max((c for c in votes if rank_of(c) == rank_of(a.card)), key=votes.get)
@@ -702,8 +688,9 @@ class PotWatcher:
             new_obs, other = _one_card_two_corners(new_obs)
             self.stray_seen.update(other)  # new later only if read surely
             play, strays = _sure_play(new_obs, self.cfg.stray_ratio)
-            strays = strays + unchanged if play else strays
-            if not play:
+            if play:
+                strays += unchanged  # named in the play's detail, and kept as strays there
+            else:
                 self.stray_seen.update(o.card for o in unchanged)
             if play:
                 cards = [o.card for o in play]
