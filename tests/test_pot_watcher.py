@@ -589,3 +589,21 @@ def test_one_cards_two_corners_read_as_two_suits_are_one_card_not_a_pair():
     # a whole card's box and an index: the consensus' business (`_other_corner`), not this
     whole = _obs("3D", 0.46, (600, 290, 700, 440))
     assert _one_card_two_corners([whole, b]) == ([whole, b], [])
+
+
+def test_one_cards_two_corners_are_found_beside_a_faint_stray_but_not_beside_a_surer_card():
+    """bench-0105: a 3S's corners read "3D" (0.72) and "3S" (0.71), 130 px apart, beside a
+    faint KD (0.06, a covered card): one 3S, and the KD stays a stray for `_sure_play`.
+    Beside a card of another rank read as surely (Knoll: a QC QS QH read "QH QS" and 6C),
+    the two queens may be two of the play's cards: left alone."""
+    d3 = _obs("3D", 0.72, (600, 270, 633, 293), low=False, votes={"3D": 0.72, "3S": 0.12})
+    s3 = _obs("3S", 0.71, (614, 396, 639, 426), low=True, votes={"3S": 0.71, "8S": 0.24, "3C": 0.11})
+    kd = _obs("KD", 0.06, (601, 262, 624, 290))
+    assert _one_card_two_corners([d3, kd, s3]) == ([d3, kd, s3], [])  # without a ratio: as before
+    out, other = _one_card_two_corners([d3, kd, s3], 0.3)
+    assert [o.card for o in out] == ["3S", "KD"] and other == ["3D"] and out[0].low_conf
+    six = _obs("6C", 0.72, (700, 300, 720, 326))
+    assert _one_card_two_corners([d3, six, s3], 0.3) == ([d3, six, s3], [])
+    # as surely as a stray for `_sure_play` (0.75) is not faint enough
+    half = _obs("6C", 0.45, (700, 300, 720, 326))
+    assert _one_card_two_corners([d3, half, s3], 0.3) == ([d3, half, s3], [])

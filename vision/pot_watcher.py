@@ -84,6 +84,9 @@ class WatcherConfig:
     iou_cluster: float = 0.3        # same card, boxes overlapping more than this: one card
     iou_misread: float = 0.75       # other card, boxes this alike: the same card misread
     stray_ratio: float = 0.75       # new cards of other ranks this much less sure: strays (see _sure_play)
+    faint_ratio: float = 0.3        # beside new cards of other ranks read at most this much as
+                                    # surely, one card's two corners are still looked for
+                                    # (`_one_card_two_corners`; 0: only when no other rank is new)
     zone_min_half: tuple[float, float] = (0.14, 0.18)  # auto zone half size at least, fractions
     zone_margin_cards: float = 0.5  # auto zone margin around played cards, in card sizes
     zone_first_plays: int = 5       # plays before the auto zone may leave the starting zone
@@ -351,26 +354,50 @@ def _sure_play(new_obs: list[Observation], ratio: float) -> tuple[list[Observati
     return [], list(new_obs)
 
 
-def _one_card_two_corners(new_obs: list[Observation]) -> tuple[list[Observation], list[str]]:
+def _one_card_two_corners(new_obs: list[Observation], ratio: float = 0.0) -> tuple[list[Observation], list[str]]:
     """Two new cards of one rank, each seen by one index only, lying as one card's opposite
     corners lie (4 to 7.5 index sides apart, each box at most a third of that), and not
     both read surely: one card whose two indices were read with two suits (bench-0101: a 3C
     read "3D 3S", and the real 3S played later was taken for the old one). The consensus
     joins such corners only when one read saw the whole card (`_other_corner`). It takes the
     card their pooled votes favour; the other id is returned apart, a stray (1280x720
-    benchmark: 918 -> 922 plays right of 1,073, plays read a card long 28 -> 23)."""
-    if len(new_obs) != 2:
-        return new_obs, []
-    a, b = new_obs
-    if rank_of(a.card) != rank_of(b.card) or (not a.low_conf and not b.low_conf):
-        return new_obs, []
+    benchmark: 918 -> 922 plays right of 1,073, plays read a card long 28 -> 23). `ratio`
+    > 0: beside new cards of other ranks, all faint (read at most `ratio` times as surely as
+    the pair's surer one), the pair is looked at too (bench-0105: a 3S read "3D 3S" beside a
+    KD read at 0.06; 1280x720 benchmark 934 -> 937 plays right, P 0.913 -> 0.914, no play lost).
+    Beside a card of another rank read about as surely it is not: a Knoll QC QS QH read "QH
+    QS" beside two 6s is three cards (at `ratio` 0.75, as `_sure_play`'s strays: 935 right,
+    and three true pairs merged into one card)."""
+    by_rank: dict[str, list[Observation]] = {}
+    for o in new_obs:
+        by_rank.setdefault(rank_of(o.card), []).append(o)
+    out, others = list(new_obs), []
+    for rank, pair in by_rank.items():
+        if len(pair) != 2:
+            continue
+        sure = max(o.conf for o in pair)
+        if len(by_rank) > 1 and (ratio <= 0 or any(o.conf > ratio * sure for o in new_obs if rank_of(o.card) != rank)):
+            continue
+        one = _two_corners(*pair)
+        if one is not None:
+            at = min(out.index(pair[0]), out.index(pair[1]))
+            out = [o for o in out if o is not pair[0] and o is not pair[1]]
+            out.insert(at, one)
+            others += [o.card for o in pair if o.card != one.card]
+    return out, others
+
+
+def _two_corners(a: Observation, b: Observation) -> Observation | None:
+    """The one card that `a` and `b` (one rank) are, seen by its two corners; None if two."""
+    if not a.low_conf and not b.low_conf:
+        return None
     d = np.hypot(*np.subtract(_centre(a.box), _centre(b.box)))
     if max(_side(a.box), _side(b.box)) > d / 3 or not _other_corner_of(a.box, b.box, min(_side(a.box), _side(b.box))):
-        return new_obs, []
+        return None
     votes = Counter(a.votes) + Counter(b.votes)
     card = max((c for c in votes if rank_of(c) == rank_of(a.card)), key=votes.get)
     keep = a if a.card == card else b if b.card == card else max((a, b), key=lambda o: o.conf)
-    return [Observation(card, keep.conf, keep.box, True, dict(votes))], [o.card for o in (a, b) if o.card != card]
+    return Observation(card, keep.conf, keep.box, True, dict(votes))
 
 
 class PotWatcher:
@@ -685,7 +712,7 @@ class PotWatcher:
                 self._forget_pot()
         elif new_obs:
             new_obs, unchanged = self._changed(new_obs, image)
-            new_obs, other = _one_card_two_corners(new_obs)
+            new_obs, other = _one_card_two_corners(new_obs, self.cfg.faint_ratio)
             self.stray_seen.update(other)  # new later only if read surely
             play, strays = _sure_play(new_obs, self.cfg.stray_ratio)
             if play:
