@@ -341,9 +341,7 @@ def _sure_play(new_obs: list[Observation], ratio: float) -> tuple[list[Observati
     a fanned triple's lowest card shows a sliver of its index and reads unsure, and that
     sliver used to void the play (bench-0101: 9C 9S 9D read 0.86, 0.36, 0.99 beside a stray
     QC at 0.46; at 1280x720, 910 -> 918 plays right of 1,073, extra decisions 62 -> 47)."""
-    by_rank: dict[str, list[Observation]] = {}
-    for o in new_obs:
-        by_rank.setdefault(rank_of(o.card), []).append(o)
+    by_rank = _by_rank(new_obs)
     if len(by_rank) == 1:
         return list(new_obs), []
     best = max(by_rank.values(), key=lambda g: max(o.conf for o in g))
@@ -368,23 +366,30 @@ def _one_card_two_corners(new_obs: list[Observation], ratio: float = 0.0) -> tup
     Beside a card of another rank read about as surely it is not: a Knoll QC QS QH read "QH
     QS" beside two 6s is three cards (at `ratio` 0.75, as `_sure_play`'s strays: 935 right,
     and three true pairs merged into one card)."""
-    by_rank: dict[str, list[Observation]] = {}
-    for o in new_obs:
-        by_rank.setdefault(rank_of(o.card), []).append(o)
-    out, others = list(new_obs), []
+    by_rank = _by_rank(new_obs)
+    merged: dict[int, Observation | None] = {}  # id of a pair's first card -> the one card; second -> None
+    others: list[str] = []
     for rank, pair in by_rank.items():
         if len(pair) != 2:
             continue
         sure = max(o.conf for o in pair)
-        if len(by_rank) > 1 and (ratio <= 0 or any(o.conf > ratio * sure for o in new_obs if rank_of(o.card) != rank)):
+        if len(by_rank) > 1 and (ratio <= 0 or any(o.conf > ratio * sure
+                                                   for r, g in by_rank.items() if r != rank for o in g)):
             continue
         one = _two_corners(*pair)
         if one is not None:
-            at = min(out.index(pair[0]), out.index(pair[1]))
-            out = [o for o in out if o is not pair[0] and o is not pair[1]]
-            out.insert(at, one)
+            merged[id(pair[0])], merged[id(pair[1])] = one, None
             others += [o.card for o in pair if o.card != one.card]
-    return out, others
+    out = [merged.get(id(o), o) for o in new_obs]
+    return [o for o in out if o is not None], others
+
+
+def _by_rank(obs: list[Observation]) -> dict[str, list[Observation]]:
+    """`obs` by rank, each group in `obs`' order (a play is one rank)."""
+    groups: dict[str, list[Observation]] = {}
+    for o in obs:
+        groups.setdefault(rank_of(o.card), []).append(o)
+    return groups
 
 
 def _two_corners(a: Observation, b: Observation) -> Observation | None:
