@@ -96,6 +96,9 @@ def cv2_laplacian_var(img: np.ndarray) -> float:
     (["--cls-from", "no/such/weights.pt"], "--cls-from no/such/weights.pt: no such weights file"),
     (["--cls-lowres", "1.5"], "--cls-lowres 1.5: give a share in [0, 1]"),
     (["--cls-real-weight", "0"], "--cls-real-weight 0: give a whole number, at least 1"),
+    (["--pseudo-conf", "2"], "--pseudo-conf 2.0: give a share in [0, 1]"),
+    (["--stages", "videodet"], "stage videodet needs training videos: give --video-count N"),
+    (["--video-size", "big"], "frame size 'big': write WIDTHxHEIGHT"),
 ])
 def test_train_refuses_bad_classifier_options_before_doing_anything(tmp_path, args, says):
     run = subprocess.run([sys.executable, "-m", "masta", "train", "--work", str(tmp_path / "w"),
@@ -115,3 +118,50 @@ def test_yolo_label_lines_become_pixel_boxes_and_polygons_keep_only_their_class(
     assert [c for c, _ in rows] == [3, 7]  # the short line is not a label
     assert rows[0][1] == pytest.approx((80.0, 20.0, 120.0, 30.0))
     assert rows[1][1] is None
+
+
+def test_video_windows_are_labelled_with_the_indices_inside_them(tmp_path):
+    """Stage videodet's images: 4:3 windows of a decoded training video at its own scale, each
+    labelled with exactly the indices (at least 60% in view) that lie mostly inside it."""
+    import cv2
+
+    from datasets.game_video import read_frame_indices
+    from vision.train import TrainPlan, render_training_videos, training_video_folder, video_windows
+
+    plan = TrainPlan(data=tmp_path / "data", video_count=2, video_actions=3, video_size=(800, 600))
+    assert training_video_folder(plan).name == "train-videos-s1-800x600"
+    folder = render_training_videos(plan)
+    counts = video_windows(folder, tmp_path / "win", seed=3, every=15, min_side=400, max_side=560)
+    assert counts["train"] > 5 and counts["val"] > 5  # the last of the two videos validates
+    stem = sorted(p.name[:-len(".indices.jsonl.gz")] for p in folder.glob("*.indices.jsonl.gz"))[0]
+    truth = read_frame_indices(folder / f"{stem}.indices.jsonl.gz")
+    windows = sorted((tmp_path / "win" / "images" / "train").glob(f"{stem}-*.jpg"))
+    wanted = {int(p.stem.split("-")[2]) for p in windows}
+    frames, cap = {}, cv2.VideoCapture(str(folder / f"{stem}.mp4"))
+    for i in range(max(wanted) + 1):
+        ok, full = cap.read()
+        assert ok
+        if i in wanted:
+            frames[i] = full
+    cap.release()
+    labelled = 0
+    for img_path in windows:
+        img = cv2.imread(str(img_path))
+        h, w = img.shape[:2]
+        assert 400 <= w <= 560 and abs(w * 3 / 4 - h) <= 1
+        rows = [[float(v) for v in line.split()] for line in
+                (tmp_path / "win" / "labels" / "train" / f"{img_path.stem}.txt").read_text().splitlines()]
+        assert all(r[0] == 0 and all(0 <= v <= 1 for v in r[1:]) for r in rows)
+        labelled += len(rows)
+        # the window is a cut of the decoded frame: find where, then every index of that frame
+        # wholly inside it must be among its labels
+        frame = int(img_path.stem.split("-")[2])
+        res = cv2.matchTemplate(frames[frame], img, cv2.TM_SQDIFF)
+        x0, y0 = cv2.minMaxLoc(res)[2]
+        inside = [b for _c, *b, _v in truth[frame]
+                  if b[0] >= x0 and b[1] >= y0 and b[2] <= x0 + w and b[3] <= y0 + h]
+        assert len(rows) >= len(inside)
+        for b in inside:
+            cx, cy = ((b[0] + b[2]) / 2 - x0) / w, ((b[1] + b[3]) / 2 - y0) / h
+            assert any(abs(r[1] - cx) < 0.01 and abs(r[2] - cy) < 0.01 for r in rows), (img_path.name, b)
+    assert labelled > 0

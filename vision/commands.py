@@ -6,6 +6,8 @@ import json
 import sys
 from pathlib import Path
 
+from vision.frame_size import frame_size
+
 DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "models" / "card_index_detector.onnx"
 
 
@@ -42,6 +44,8 @@ def cmd_train(args: argparse.Namespace) -> int:
                      cls_real_weight=args.cls_real_weight,
                      cls_from=Path(args.cls_from) if args.cls_from else None,
                      video_count=args.video_count, video_actions=args.video_actions,
+                     video_size=args.video_size,
+                     pseudo_conf=args.pseudo_conf, videodet_hours=args.videodet_hours or None, videodet_synth=args.videodet_synth,
                      cls_pick=args.cls_pick, face_epochs=args.face_epochs, face_lr=args.face_lr)
     if plan.cls_from is not None and not plan.cls_from.is_file():
         raise ValueError(f"--cls-from {plan.cls_from}: no such weights file (give a classifier "
@@ -51,6 +55,10 @@ def cmd_train(args: argparse.Namespace) -> int:
             raise ValueError(f"{name} {share}: give a share in [0, 1]")
     if plan.cls_real_weight < 1:
         raise ValueError(f"--cls-real-weight {plan.cls_real_weight}: give a whole number, at least 1")
+    if not 0 <= plan.pseudo_conf <= 1:
+        raise ValueError(f"--pseudo-conf {plan.pseudo_conf}: give a share in [0, 1]")
+    if "videodet" in plan.stages and plan.video_count <= 0:
+        raise ValueError("stage videodet needs training videos: give --video-count N")
     if not 0 < plan.det_fraction <= 1:
         raise ValueError(f"--det-fraction {plan.det_fraction}: give a share in (0, 1]")
     if args.quick:  # a smoke run: a few tiny images, one epoch each
@@ -138,6 +146,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="stage videocrops: render this many short game videos in the training deck "
                    "styles and add their index crops to the classifier's real fine-tune (0: none)")
     p.add_argument("--video-actions", type=int, default=40, help="plays, burns and pick-ups per such video")
+    p.add_argument("--video-size", default=(640, 480), type=frame_size,
+                   help="the training videos' frame size WxH (1280x720: what `masta watch` asks a webcam "
+                   "for); videos of another size get a folder of their own")
+    p.add_argument("--videodet-hours", type=float, default=1.0,
+                   help="stage videodet (run only when named): time budget of the detector's fine-tune "
+                   "on windows of the training videos, mixed with the real pseudo labels and synthetic "
+                   "pots (0: epochs); measured and not shipped: see models/MODEL_CARD.md")
+    p.add_argument("--pseudo-conf", type=float, default=0.4,
+                   help="stage real: a detector hit inside a real photo's card box at least this sure "
+                   "becomes a pseudo corner label (0.4 for the synthetic detector; 0.3 for the "
+                   "committed, real fine-tuned one, which scores the same indices lower)")
+    p.add_argument("--videodet-synth", type=int, default=800,
+                   help="synthetic training pots mixed into stage videodet's fine-tune")
     p.add_argument("--face-epochs", type=int, default=12,
                    help="stages facecrops, face (run only when named in --stages): epochs of the "
                    "card-face classifier, trained on upright cards cut from the training videos "
@@ -156,7 +177,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--stages", default=None, help="comma list of stages to run "
                    "(synth,detector,crops,real,realdet,videocrops,classifier,export,int8; run only when "
                    "named: facecrops,face (the card-face reader), detcrops (crops from the "
-                   "detector's own boxes); none of these is in the committed model)")
+                   "detector's own boxes), videodet (the detector on training-video windows); none of these is in the committed model)")
     p.add_argument("--export-size", default="384x512",
                    help="detector ONNX input HxW (default 384x512: a 640x480 frame scaled by 0.8)")
     p.add_argument("--int8", choices=("both", "classifier", "detector", "none"), default="both",

@@ -25,7 +25,7 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 from pathlib import Path
 
 import cv2
@@ -61,6 +61,9 @@ class TrainPlan:
     det_fraction: float = 1.0  # share of the synthetic training images the detector stage reads
     run_tag: str = ""  # suffix of the detector run folders (detector<tag>, detector-real<tag>)
     realdet_epochs: int = 3
+    #: a real photo's detector hit inside a card box at least this sure is a pseudo corner label
+    #: (0.4 for the synthetic detector; the real fine-tuned one scores the same indices lower)
+    pseudo_conf: float = 0.4
     realdet_hours: float | None = None
     cls_epochs: int = 8
     cls_batch: int = 128
@@ -74,6 +77,10 @@ class TrainPlan:
     cls_pick: str = "best"  # which real fine-tune checkpoint is exported: best validation or last epoch
     video_count: int = 0  # training-style game videos rendered for classifier crops (stage videocrops)
     video_actions: int = 40  # plays, burns and pick-ups per such video
+    video_size: tuple[int, int] = (640, 480)  # the training videos' frame size (width, height)
+    videodet_epochs: int = 3  # stage videodet (opt-in): the detector's fine-tune on video windows
+    videodet_hours: float | None = None
+    videodet_synth: int = 800  # synthetic pots mixed into that fine-tune
     face_epochs: int = 12  # the face classifier's epochs (stage face, opt-in; needs the training videos)
     face_lr: float = 3e-3
     real_dir: Path = REAL_DIR
@@ -86,7 +93,7 @@ class TrainPlan:
                                "export", "int8")
     #: stages run only when named: the card-face reader and the detector-box crops, measured and
     #: not in the committed model (MODEL_CARD.md)
-    optional_stages: tuple[str, ...] = ("facecrops", "face", "detcrops")
+    optional_stages: tuple[str, ...] = ("facecrops", "face", "detcrops", "videodet")
     log: list[str] = field(default_factory=list)
 
     @property
@@ -336,22 +343,31 @@ def detector_crops(folder: Path, seed: int, detector_pt: Path, imgsz: tuple[int,
     return out
 
 
-def render_training_videos(plan: TrainPlan) -> Path:
+def training_video_folder(plan: TrainPlan) -> Path:
+    """`train-videos-s<seed>` at 640x480 (the committed classifier's), `...-<W>x<H>` otherwise."""
+    w, h = plan.video_size
+    return plan.data / (f"train-videos-s{plan.seed}" + ("" if (w, h) == (640, 480) else f"-{w}x{h}"))
+
+
+def render_training_videos(plan: TrainPlan, only: Iterable[int] | None = None) -> Path:
     """Render `plan.video_count` short game videos in the training deck styles (never the
     held-out ones the benchmark videos use), with each corner index's box; kept ones are
     reused."""
     from datasets.faces import training_styles
     from datasets.game_video import TABLES, GameRenderer, VideoSpec
 
-    folder = plan.data / f"train-videos-s{plan.seed}"
+    folder = training_video_folder(plan)
     styles = list(training_styles())
-    for k in range(plan.video_count):
+    w, h = plan.video_size
+    for k in range(plan.video_count) if only is None else only:
         seed = 7000 + plan.seed * 100 + k
         path = folder / f"train-{seed}.mp4"
         if (folder / f"train-{seed}.indices.jsonl.gz").exists():
             continue
+        # the same table in view at any size: a card is a fifth of the frame's height
         spec = VideoSpec(seed=seed, faces=styles[k % len(styles)], table=TABLES[k % len(TABLES)],
-                         players=["Ann", "Bob", "Cy", "Dee"][:2 + k % 3], max_actions=plan.video_actions)
+                         players=["Ann", "Bob", "Cy", "Dee"][:2 + k % 3], max_actions=plan.video_actions,
+                         width=w, height=h, card_height=round(h / 5))
         r = GameRenderer(spec)
         r.keep_indices = True
         r.render(path, frames_truth=False)
@@ -451,7 +467,7 @@ def real_pass(plan: TrainPlan, detector_pt: Path, pseudo_dir: Path | None = None
 
     Each hit inside exactly one labelled card box becomes a crop of that card (hits outside
     every card box become `none` crops); hits inside a card box with detector confidence
-    >= 0.4 are also written to `pseudo_dir` as corner-index labels for fine-tuning the detector.
+    >= `plan.pseudo_conf` are also written to `pseudo_dir` as corner-index labels for fine-tuning the detector.
     Only the `train` split is read: the real `valid` split stays unseen.
     """
     _yolo_env(plan)
@@ -484,7 +500,7 @@ def real_pass(plan: TrainPlan, detector_pt: Path, pseudo_dir: Path | None = None
                 label = NONE
             else:
                 label = None  # overlapping card boxes: ambiguous card, still an index
-            if inside and conf >= 0.4:
+            if inside and conf >= plan.pseudo_conf:
                 rows.append(f"0 {cx / w:.6f} {cy / h:.6f} {(b[2] - b[0]) / w:.6f} {(b[3] - b[1]) / h:.6f}")
             if label is not None:
                 xs.append(crop_index(img, b, size=80, margin=CROP_MARGIN_STORE))
@@ -557,6 +573,124 @@ def stage_realdet(plan: TrainPlan, detector_pt: Path) -> Path:
         if plan.realdet_hours:
             kwargs["time"] = plan.realdet_hours
         YOLO(str(detector_pt)).train(**kwargs)
+    done.write_text(json.dumps({"finished": time.time()}))
+    return best if best.exists() else last
+
+
+def video_windows(folder: Path, out: Path, seed: int, every: int = 10, per_frame: int = 1,
+                  min_side: int = 384, max_side: int = 600, min_inside: float = 0.6) -> dict[str, int]:
+    """Detector training images cut from the training videos as the pipeline reads them: a
+    4:3 window of the decoded frame (`min_side` to `max_side` wide, never magnified: the pot
+    zone is read unmagnified, `CardDetector(max_zoom=1.0)`), centred near a random index, labelled with every index at
+    least 60% in view whose box is at least `min_inside` inside the window. Why: the synthetic
+    pots and the close real photos never show a table camera's small, blurred, MPEG-coded
+    indices, and on unseen decks the detector's boxes there run loose over a fan's corners.
+    The last video's windows validate. Returns the images written per split."""
+    rng = np.random.default_rng(seed)
+    stems = [st for st, _ in _indexed_videos(folder)]
+    if not stems:
+        return {}
+    counts = {"train": 0, "val": 0}
+    for stem, recs in _indexed_videos(folder):
+        split = "val" if len(stems) > 1 and stem == stems[-1] else "train"
+        (out / "images" / split).mkdir(parents=True, exist_ok=True)
+        (out / "labels" / split).mkdir(parents=True, exist_ok=True)
+        cap = cv2.VideoCapture(str(folder / f"{stem}.mp4"))
+        for i, idx in enumerate(recs):
+            ok, img = cap.read()
+            if not ok:
+                break
+            if i % every or not idx:
+                continue
+            fh, fw = img.shape[:2]
+            for k in range(per_frame):
+                ww = int(min(fw, rng.uniform(min_side, max_side)))
+                wh = int(min(fh, ww * 3 / 4))
+                _card, *box, _vis = idx[int(rng.integers(len(idx)))]
+                cx = (box[0] + box[2]) / 2 + rng.uniform(-ww / 3, ww / 3)
+                cy = (box[1] + box[3]) / 2 + rng.uniform(-wh / 3, wh / 3)
+                x0 = int(np.clip(cx - ww / 2, 0, fw - ww))
+                y0 = int(np.clip(cy - wh / 2, 0, fh - wh))
+                rows = []
+                for _c, bx0, by0, bx1, by1, _v in idx:
+                    ix0, iy0 = max(bx0, x0), max(by0, y0)
+                    ix1, iy1 = min(bx1, x0 + ww), min(by1, y0 + wh)
+                    area = max(1e-6, (bx1 - bx0) * (by1 - by0))
+                    if ix1 <= ix0 or iy1 <= iy0 or (ix1 - ix0) * (iy1 - iy0) / area < min_inside:
+                        continue
+                    rows.append(f"0 {((ix0 + ix1) / 2 - x0) / ww:.6f} {((iy0 + iy1) / 2 - y0) / wh:.6f} "
+                                f"{(ix1 - ix0) / ww:.6f} {(iy1 - iy0) / wh:.6f}")
+                name = f"{stem}-{i:05d}-{k}"  # the frame's number: a window can be found again
+                cv2.imwrite(str(out / "images" / split / f"{name}.jpg"), img[y0:y0 + wh, x0:x0 + ww],
+                            [cv2.IMWRITE_JPEG_QUALITY, 92])
+                (out / "labels" / split / f"{name}.txt").write_text("\n".join(rows) + ("\n" if rows else ""))
+                counts[split] += 1
+        cap.release()
+    return counts
+
+
+def videodet_run_dir(plan: TrainPlan) -> Path:
+    return (plan.work / f"detector-video{plan.run_tag}").resolve()
+
+
+def stage_videodet(plan: TrainPlan, detector_pt: Path) -> Path:
+    """Fine-tune the detector on windows of the training videos (`video_windows`), mixed with
+    the real photos' pseudo corner labels and synthetic pots so that it keeps reading both."""
+    _yolo_env(plan)
+    import torch
+    torch.set_num_threads(plan.threads)
+    from ultralytics import YOLO
+
+    run = videodet_run_dir(plan)
+    last, best, done = run / "weights" / "last.pt", run / "weights" / "best.pt", run / "done.json"
+    if done.exists() and best.exists():
+        _say(f"video fine-tuned detector already there: {best}")
+        return best
+    if last.exists():
+        _say(f"resuming the video fine-tune from {last}")
+        try:
+            YOLO(str(last)).train(resume=True)
+        except AssertionError as exc:
+            _say(f"nothing to resume ({exc})")
+        done.write_text(json.dumps({"finished": time.time()}))
+        return best if best.exists() else last
+    if plan.video_count <= 0:
+        raise ValueError("stage videodet needs training videos: give --video-count N")
+    w, h = plan.video_size
+    windows = (plan.data / f"video-index-windows-s{plan.seed}-{w}x{h}-n{plan.video_count}").resolve()
+    if not (windows / "done.json").exists():
+        # training reads an image at det_imgsz over its long side, the pipeline a pot zone at
+        # its input's width (512) over the zone's: windows that much narrower than the zones
+        # (512-800 px of a 1280x720 frame) show the indices at the pipeline's scale
+        k = plan.det_imgsz / plan.export_imgsz[1]
+        counts = video_windows(render_training_videos(plan), windows, plan.seed, every=8,
+                               min_side=int(512 * k), max_side=int(800 * k))
+        (windows / "done.json").write_text(json.dumps(counts))
+        _say(f"video windows: {counts} -> {windows}")
+    train = [str(windows / "images" / "train")]
+    pseudo = (plan.data / "real-index-pseudo").resolve()
+    if (pseudo / "images" / "train").is_dir():
+        train.append(str(pseudo / "images" / "train"))
+    else:
+        _say("no pseudo corner labels (stage real not run): the real photos are not in the mix")
+    syn = sorted((plan.synth_dir / "images" / "train").resolve().glob("*.jpg"))
+    if syn:
+        rng = np.random.default_rng(plan.seed)
+        pick = [str(syn[i]) for i in sorted(rng.choice(len(syn), min(len(syn), plan.videodet_synth), replace=False))]
+        lst = plan.work / "videodet-synth-subset.txt"
+        lst.write_text("\n".join(pick) + "\n")
+        train.append(str(lst.resolve()))
+    yaml_path = plan.work / "videodet-data.yaml"
+    val = windows / "images" / ("val" if any((windows / "images" / "val").glob("*.jpg")) else "train")
+    yaml_path.write_text(f"train: [{', '.join(train)}]\nval: {val}\nnc: 1\nnames: ['index']\n")
+    kwargs = dict(data=str(yaml_path.resolve()), epochs=plan.videodet_epochs, imgsz=plan.det_imgsz,
+                  batch=plan.det_batch, workers=plan.workers, device=_device(), project=str(run.parent),
+                  name=run.name, exist_ok=True, amp=_device() != "cpu", plots=False, seed=plan.seed,
+                  deterministic=False, fliplr=0.0, degrees=0.0, mosaic=1.0, scale=0.5, close_mosaic=0,
+                  lr0=0.002, lrf=0.2, warmup_epochs=0.0, optimizer="AdamW", verbose=False)
+    if plan.videodet_hours:
+        kwargs["time"] = plan.videodet_hours
+    YOLO(str(detector_pt)).train(**kwargs)
     done.write_text(json.dumps({"finished": time.time()}))
     return best if best.exists() else last
 
@@ -858,6 +992,8 @@ def run(plan: TrainPlan) -> int:
     plan.work.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
     det = detector_run_dir(plan) / "weights" / "best.pt"
+    if not det.exists() and plan.det_from is not None:
+        det = Path(plan.det_from)  # later stages start from the given weights
     real = None
     if "synth" in plan.stages:
         _say("stage synth")
@@ -878,6 +1014,11 @@ def run(plan: TrainPlan) -> int:
         det = stage_realdet(plan, det)
     elif (realdet_run_dir(plan) / "done.json").exists():
         det = realdet_run_dir(plan) / "weights" / "best.pt"
+    if "videodet" in plan.stages:
+        _say("stage videodet")
+        det = stage_videodet(plan, plan.det_from if plan.det_from is not None else det)
+    elif (videodet_run_dir(plan) / "done.json").exists():
+        det = videodet_run_dir(plan) / "weights" / "best.pt"
     if "videocrops" in plan.stages:
         _say("stage videocrops")
         stage_videocrops(plan)
