@@ -45,7 +45,8 @@ def cmd_train(args: argparse.Namespace) -> int:
                      cls_from=Path(args.cls_from) if args.cls_from else None,
                      video_count=args.video_count, video_actions=args.video_actions,
                      video_size=args.video_size,
-                     pseudo_conf=args.pseudo_conf, videodet_hours=args.videodet_hours or None, videodet_synth=args.videodet_synth,
+                     pseudo_conf=args.pseudo_conf, videodet_hours=args.videodet_hours or None,
+                     videodet_synth=args.videodet_synth,
                      cls_pick=args.cls_pick, face_epochs=args.face_epochs, face_lr=args.face_lr)
     if plan.cls_from is not None and not plan.cls_from.is_file():
         raise ValueError(f"--cls-from {plan.cls_from}: no such weights file (give a classifier "
@@ -177,7 +178,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--stages", default=None, help="comma list of stages to run "
                    "(synth,detector,crops,real,realdet,videocrops,classifier,export,int8; run only when "
                    "named: facecrops,face (the card-face reader), detcrops (crops from the "
-                   "detector's own boxes), videodet (the detector on training-video windows); none of these is in the committed model)")
+                   "detector's own boxes), videodet (the detector on training-video windows); none "
+                   "of these is in the committed model)")
     p.add_argument("--export-size", default="384x512",
                    help="detector ONNX input HxW (default 384x512: a 640x480 frame scaled by 0.8)")
     p.add_argument("--int8", choices=("both", "classifier", "detector", "none"), default="both",

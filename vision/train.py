@@ -580,12 +580,13 @@ def stage_realdet(plan: TrainPlan, detector_pt: Path) -> Path:
 def video_windows(folder: Path, out: Path, seed: int, every: int = 10, per_frame: int = 1,
                   min_side: int = 384, max_side: int = 600, min_inside: float = 0.6) -> dict[str, int]:
     """Detector training images cut from the training videos as the pipeline reads them: a
-    4:3 window of the decoded frame (`min_side` to `max_side` wide, never magnified: the pot
-    zone is read unmagnified, `CardDetector(max_zoom=1.0)`), centred near a random index, labelled with every index at
-    least 60% in view whose box is at least `min_inside` inside the window. Why: the synthetic
-    pots and the close real photos never show a table camera's small, blurred, MPEG-coded
-    indices, and on unseen decks the detector's boxes there run loose over a fan's corners.
-    The last video's windows validate. Returns the images written per split."""
+    4:3 window of the decoded frame, `min_side` to `max_side` wide and never magnified (the
+    pot zone is read unmagnified, `CardDetector(max_zoom=1.0)`), centred near a random index,
+    labelled with every index at least 60% in view whose box is at least `min_inside` inside
+    the window. Why: the synthetic pots and the close real photos never show a table camera's
+    small, blurred, MPEG-coded indices, and on unseen decks the detector's boxes there run
+    loose over a fan's corners. The last video's windows validate. Returns the images written
+    per split."""
     rng = np.random.default_rng(seed)
     stems = [st for st, _ in _indexed_videos(folder)]
     if not stems:
@@ -676,7 +677,8 @@ def stage_videodet(plan: TrainPlan, detector_pt: Path) -> Path:
     syn = sorted((plan.synth_dir / "images" / "train").resolve().glob("*.jpg"))
     if syn:
         rng = np.random.default_rng(plan.seed)
-        pick = [str(syn[i]) for i in sorted(rng.choice(len(syn), min(len(syn), plan.videodet_synth), replace=False))]
+        n = min(len(syn), plan.videodet_synth)
+        pick = [str(syn[i]) for i in sorted(rng.choice(len(syn), n, replace=False))]
         lst = plan.work / "videodet-synth-subset.txt"
         lst.write_text("\n".join(pick) + "\n")
         train.append(str(lst.resolve()))
