@@ -253,8 +253,13 @@ def _indexed_videos(folder: Path) -> Iterator[tuple[str, list[list[list]]]]:
     """(stem, per-frame index truth) of each training video rendered with its indices."""
     from datasets.game_video import read_frame_indices
 
-    for ipath in sorted(folder.glob("*.indices.jsonl.gz")):
-        yield ipath.name[:-len(".indices.jsonl.gz")], read_frame_indices(ipath)
+    for stem in _indexed_stems(folder):
+        yield stem, read_frame_indices(folder / f"{stem}.indices.jsonl.gz")
+
+
+def _indexed_stems(folder: Path) -> list[str]:
+    """The stems of the training videos in `folder` rendered with their indices, sorted."""
+    return sorted(p.name[:-len(".indices.jsonl.gz")] for p in folder.glob("*.indices.jsonl.gz"))
 
 
 def _sampled_frames(video: Path, recs: list, every: int, min_indices: int) -> Iterator[tuple[np.ndarray, list]]:
@@ -467,7 +472,8 @@ def real_pass(plan: TrainPlan, detector_pt: Path, pseudo_dir: Path | None = None
 
     Each hit inside exactly one labelled card box becomes a crop of that card (hits outside
     every card box become `none` crops); hits inside a card box with detector confidence
-    >= `plan.pseudo_conf` are also written to `pseudo_dir` as corner-index labels for fine-tuning the detector.
+    >= `plan.pseudo_conf` are also written to `pseudo_dir` as corner-index labels for
+    fine-tuning the detector.
     Only the `train` split is read: the real `valid` split stays unseen.
     """
     _yolo_env(plan)
@@ -533,48 +539,69 @@ def stage_real(plan: TrainPlan, detector_pt: Path) -> Path | None:
     return out
 
 
+def _synth_subset(plan: TrainPlan, count: int, name: str) -> tuple[Path, int]:
+    """A list file of `count` synthetic training pots drawn (seeded) from the synthetic set,
+    and how many it lists (fewer when the set is smaller, none when it is missing)."""
+    syn = sorted((plan.synth_dir / "images" / "train").resolve().glob("*.jpg"))
+    rng = np.random.default_rng(plan.seed)
+    pick = [str(syn[i]) for i in sorted(rng.choice(len(syn), min(len(syn), count), replace=False))]
+    lst = plan.work / name
+    lst.write_text("\n".join(pick) + "\n")
+    return lst.resolve(), len(pick)
+
+
+def _fine_tune_detector(plan: TrainPlan, run: Path, what: str, detector_pt: Path,
+                        make_data: Callable[[], Path], epochs: int, hours: float | None) -> Path:
+    """Resume the fine-tune in `run`, or start it from `detector_pt` on the data file
+    `make_data()` writes (a new run: low AdamW rate decaying, no warm-up); returns the weights."""
+    from ultralytics import YOLO
+
+    last, best, done = run / "weights" / "last.pt", run / "weights" / "best.pt", run / "done.json"
+    if last.exists():
+        _say(f"resuming the {what} from {last}")
+        try:
+            YOLO(str(last)).train(resume=True)
+        except AssertionError as exc:
+            _say(f"nothing to resume ({exc})")
+    else:
+        kwargs = dict(data=str(make_data().resolve()), epochs=epochs, imgsz=plan.det_imgsz,
+                      batch=plan.det_batch, workers=plan.workers, device=_device(), project=str(run.parent),
+                      name=run.name, exist_ok=True, amp=_device() != "cpu", plots=False, seed=plan.seed,
+                      deterministic=False, fliplr=0.0, degrees=0.0, mosaic=1.0, scale=0.5, close_mosaic=0,
+                      lr0=0.002, lrf=0.2, warmup_epochs=0.0, optimizer="AdamW", verbose=False)
+        if hours:
+            kwargs["time"] = hours
+        YOLO(str(detector_pt)).train(**kwargs)
+    done.write_text(json.dumps({"finished": time.time()}))
+    return best if best.exists() else last
+
+
 def stage_realdet(plan: TrainPlan, detector_pt: Path) -> Path:
     """Fine-tune the detector on the real photos' pseudo corner labels mixed with synthetic pots."""
     _yolo_env(plan)
     import torch
     torch.set_num_threads(plan.threads)
-    from ultralytics import YOLO
 
     run = realdet_run_dir(plan)
-    last, best, done = run / "weights" / "last.pt", run / "weights" / "best.pt", run / "done.json"
-    if done.exists() and best.exists():
+    best = run / "weights" / "best.pt"
+    if (run / "done.json").exists() and best.exists():
         _say(f"real fine-tuned detector already there: {best}")
         return best
     pseudo = (plan.data / "real-index-pseudo").resolve()
     if not (pseudo / "labels" / "train").is_dir():
         _say("no pseudo corner labels (stage real not run or real photos missing): detector kept as is")
         return detector_pt
-    if last.exists():
-        _say(f"resuming the real fine-tune from {last}")
-        try:
-            YOLO(str(last)).train(resume=True)
-        except AssertionError as exc:
-            _say(f"nothing to resume ({exc})")
-    else:
-        rng = np.random.default_rng(plan.seed)
-        syn = sorted((plan.synth_dir / "images" / "train").resolve().glob("*.jpg"))
-        pick = [str(syn[i]) for i in sorted(rng.choice(len(syn), min(len(syn), 800), replace=False))]
-        lst = plan.work / "realdet-synth-subset.txt"
-        lst.write_text("\n".join(pick) + "\n")
+
+    def data() -> Path:
+        lst, _n = _synth_subset(plan, 800, "realdet-synth-subset.txt")
         yaml_path = plan.work / "realdet-data.yaml"
         yaml_path.write_text(
-            f"train: [{pseudo / 'images' / 'train'}, {lst.resolve()}]\n"
+            f"train: [{pseudo / 'images' / 'train'}, {lst}]\n"
             f"val: {(plan.synth_dir / 'images' / 'val').resolve()}\nnc: 1\nnames: ['index']\n")
-        kwargs = dict(data=str(yaml_path.resolve()), epochs=plan.realdet_epochs, imgsz=plan.det_imgsz,
-                      batch=plan.det_batch, workers=plan.workers, device=_device(), project=str(run.parent),
-                      name=run.name, exist_ok=True, amp=_device() != "cpu", plots=False, seed=plan.seed,
-                      deterministic=False, fliplr=0.0, degrees=0.0, mosaic=1.0, scale=0.5, close_mosaic=0,
-                      lr0=0.002, lrf=0.2, warmup_epochs=0.0, optimizer="AdamW", verbose=False)
-        if plan.realdet_hours:
-            kwargs["time"] = plan.realdet_hours
-        YOLO(str(detector_pt)).train(**kwargs)
-    done.write_text(json.dumps({"finished": time.time()}))
-    return best if best.exists() else last
+        return yaml_path
+
+    return _fine_tune_detector(plan, run, "real fine-tune", detector_pt, data,
+                               plan.realdet_epochs, plan.realdet_hours)
 
 
 def video_windows(folder: Path, out: Path, seed: int, every: int = 10, per_frame: int = 1,
@@ -588,7 +615,7 @@ def video_windows(folder: Path, out: Path, seed: int, every: int = 10, per_frame
     loose over a fan's corners. The last video's windows validate. Returns the images written
     per split."""
     rng = np.random.default_rng(seed)
-    stems = [st for st, _ in _indexed_videos(folder)]
+    stems = _indexed_stems(folder)
     if not stems:
         return {}
     counts = {"train": 0, "val": 0}
@@ -640,61 +667,43 @@ def stage_videodet(plan: TrainPlan, detector_pt: Path) -> Path:
     _yolo_env(plan)
     import torch
     torch.set_num_threads(plan.threads)
-    from ultralytics import YOLO
 
     run = videodet_run_dir(plan)
-    last, best, done = run / "weights" / "last.pt", run / "weights" / "best.pt", run / "done.json"
-    if done.exists() and best.exists():
+    best = run / "weights" / "best.pt"
+    if (run / "done.json").exists() and best.exists():
         _say(f"video fine-tuned detector already there: {best}")
         return best
-    if last.exists():
-        _say(f"resuming the video fine-tune from {last}")
-        try:
-            YOLO(str(last)).train(resume=True)
-        except AssertionError as exc:
-            _say(f"nothing to resume ({exc})")
-        done.write_text(json.dumps({"finished": time.time()}))
-        return best if best.exists() else last
-    if plan.video_count <= 0:
-        raise ValueError("stage videodet needs training videos: give --video-count N")
-    w, h = plan.video_size
-    windows = (plan.data / f"video-index-windows-s{plan.seed}-{w}x{h}-n{plan.video_count}").resolve()
-    if not (windows / "done.json").exists():
-        # training reads an image at det_imgsz over its long side, the pipeline a pot zone at
-        # its input's width (512) over the zone's: windows that much narrower than the zones
-        # (512-800 px of a 1280x720 frame) show the indices at the pipeline's scale
-        k = plan.det_imgsz / plan.export_imgsz[1]
-        counts = video_windows(render_training_videos(plan), windows, plan.seed, every=8,
-                               min_side=int(512 * k), max_side=int(800 * k))
-        (windows / "done.json").write_text(json.dumps(counts))
-        _say(f"video windows: {counts} -> {windows}")
-    train = [str(windows / "images" / "train")]
-    pseudo = (plan.data / "real-index-pseudo").resolve()
-    if (pseudo / "images" / "train").is_dir():
-        train.append(str(pseudo / "images" / "train"))
-    else:
-        _say("no pseudo corner labels (stage real not run): the real photos are not in the mix")
-    syn = sorted((plan.synth_dir / "images" / "train").resolve().glob("*.jpg"))
-    if syn:
-        rng = np.random.default_rng(plan.seed)
-        n = min(len(syn), plan.videodet_synth)
-        pick = [str(syn[i]) for i in sorted(rng.choice(len(syn), n, replace=False))]
-        lst = plan.work / "videodet-synth-subset.txt"
-        lst.write_text("\n".join(pick) + "\n")
-        train.append(str(lst.resolve()))
-    yaml_path = plan.work / "videodet-data.yaml"
-    val = windows / "images" / ("val" if any((windows / "images" / "val").glob("*.jpg")) else "train")
-    yaml_path.write_text(f"train: [{', '.join(train)}]\nval: {val}\nnc: 1\nnames: ['index']\n")
-    kwargs = dict(data=str(yaml_path.resolve()), epochs=plan.videodet_epochs, imgsz=plan.det_imgsz,
-                  batch=plan.det_batch, workers=plan.workers, device=_device(), project=str(run.parent),
-                  name=run.name, exist_ok=True, amp=_device() != "cpu", plots=False, seed=plan.seed,
-                  deterministic=False, fliplr=0.0, degrees=0.0, mosaic=1.0, scale=0.5, close_mosaic=0,
-                  lr0=0.002, lrf=0.2, warmup_epochs=0.0, optimizer="AdamW", verbose=False)
-    if plan.videodet_hours:
-        kwargs["time"] = plan.videodet_hours
-    YOLO(str(detector_pt)).train(**kwargs)
-    done.write_text(json.dumps({"finished": time.time()}))
-    return best if best.exists() else last
+
+    def data() -> Path:
+        if plan.video_count <= 0:
+            raise ValueError("stage videodet needs training videos: give --video-count N")
+        w, h = plan.video_size
+        windows = (plan.data / f"video-index-windows-s{plan.seed}-{w}x{h}-n{plan.video_count}").resolve()
+        if not (windows / "done.json").exists():
+            # training reads an image at det_imgsz over its long side, the pipeline a pot zone at
+            # its input's width (512) over the zone's: windows that much narrower than the zones
+            # (512-800 px of a 1280x720 frame) show the indices at the pipeline's scale
+            k = plan.det_imgsz / plan.export_imgsz[1]
+            counts = video_windows(render_training_videos(plan), windows, plan.seed, every=8,
+                                   min_side=int(512 * k), max_side=int(800 * k))
+            (windows / "done.json").write_text(json.dumps(counts))
+            _say(f"video windows: {counts} -> {windows}")
+        train = [str(windows / "images" / "train")]
+        pseudo = (plan.data / "real-index-pseudo").resolve()
+        if (pseudo / "images" / "train").is_dir():
+            train.append(str(pseudo / "images" / "train"))
+        else:
+            _say("no pseudo corner labels (stage real not run): the real photos are not in the mix")
+        lst, n = _synth_subset(plan, plan.videodet_synth, "videodet-synth-subset.txt")
+        if n:
+            train.append(str(lst))
+        yaml_path = plan.work / "videodet-data.yaml"
+        val = windows / "images" / ("val" if any((windows / "images" / "val").glob("*.jpg")) else "train")
+        yaml_path.write_text(f"train: [{', '.join(train)}]\nval: {val}\nnc: 1\nnames: ['index']\n")
+        return yaml_path
+
+    return _fine_tune_detector(plan, run, "video fine-tune", detector_pt, data,
+                               plan.videodet_epochs, plan.videodet_hours)
 
 
 # --------------------------------------------------------------------------- 5 classifier
