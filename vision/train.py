@@ -550,6 +550,19 @@ def _synth_subset(plan: TrainPlan, count: int, name: str) -> tuple[Path, int]:
     return lst.resolve(), len(pick)
 
 
+def _finished_fine_tune(plan: TrainPlan, run: Path, what: str) -> Path | None:
+    """Set torch and ultralytics up for a detector fine-tune in `run`; its best weights when
+    that run is already finished, else None."""
+    _yolo_env(plan)
+    import torch
+    torch.set_num_threads(plan.threads)
+    best = run / "weights" / "best.pt"
+    if (run / "done.json").exists() and best.exists():
+        _say(f"{what} already there: {best}")
+        return best
+    return None
+
+
 def _fine_tune_detector(plan: TrainPlan, run: Path, what: str, detector_pt: Path,
                         make_data: Callable[[], Path], epochs: int, hours: float | None) -> Path:
     """Resume the fine-tune in `run`, or start it from `detector_pt` on the data file
@@ -578,15 +591,10 @@ def _fine_tune_detector(plan: TrainPlan, run: Path, what: str, detector_pt: Path
 
 def stage_realdet(plan: TrainPlan, detector_pt: Path) -> Path:
     """Fine-tune the detector on the real photos' pseudo corner labels mixed with synthetic pots."""
-    _yolo_env(plan)
-    import torch
-    torch.set_num_threads(plan.threads)
-
     run = realdet_run_dir(plan)
-    best = run / "weights" / "best.pt"
-    if (run / "done.json").exists() and best.exists():
-        _say(f"real fine-tuned detector already there: {best}")
-        return best
+    finished = _finished_fine_tune(plan, run, "real fine-tuned detector")
+    if finished is not None:
+        return finished
     pseudo = (plan.data / "real-index-pseudo").resolve()
     if not (pseudo / "labels" / "train").is_dir():
         _say("no pseudo corner labels (stage real not run or real photos missing): detector kept as is")
@@ -664,15 +672,10 @@ def videodet_run_dir(plan: TrainPlan) -> Path:
 def stage_videodet(plan: TrainPlan, detector_pt: Path) -> Path:
     """Fine-tune the detector on windows of the training videos (`video_windows`), mixed with
     the real photos' pseudo corner labels and synthetic pots so that it keeps reading both."""
-    _yolo_env(plan)
-    import torch
-    torch.set_num_threads(plan.threads)
-
     run = videodet_run_dir(plan)
-    best = run / "weights" / "best.pt"
-    if (run / "done.json").exists() and best.exists():
-        _say(f"video fine-tuned detector already there: {best}")
-        return best
+    finished = _finished_fine_tune(plan, run, "video fine-tuned detector")
+    if finished is not None:
+        return finished
 
     def data() -> Path:
         if plan.video_count <= 0:
