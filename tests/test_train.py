@@ -165,3 +165,29 @@ def test_video_windows_are_labelled_with_the_indices_inside_them(tmp_path):
             cx, cy = ((b[0] + b[2]) / 2 - x0) / w, ((b[1] + b[3]) / 2 - y0) / h
             assert any(abs(r[1] - cx) < 0.01 and abs(r[2] - cy) < 0.01 for r in rows), (img_path.name, b)
     assert labelled > 0
+
+
+@pytest.mark.slow
+def test_exporting_the_detector_leaves_the_onnx_beside_its_weights_alone(tmp_path, monkeypatch):
+    """Exporting `models/card_index_detector.pt` must not overwrite the int8 detector beside it."""
+    if "YOLO_CONFIG_DIR" not in os.environ:
+        monkeypatch.setenv("YOLO_CONFIG_DIR", str(tmp_path / "yolo"))
+    monkeypatch.setenv("YOLO_OFFLINE", "1")
+    monkeypatch.setenv("YOLO_AUTOINSTALL", "False")
+    from ultralytics import YOLO
+
+    from vision.train import export_detector
+
+    models = tmp_path / "models"
+    models.mkdir()
+    pt = models / "card_index_detector.pt"
+    model = YOLO("yolov8n.yaml")
+    model.model.yaml["nc"] = 1
+    model.save(str(pt))
+    running = models / "card_index_detector.onnx"
+    running.write_bytes(b"the int8 detector that runs")
+    out = export_detector(pt, tmp_path / "float.onnx", (64, 64))
+    assert running.read_bytes() == b"the int8 detector that runs"
+    import onnx
+    dims = [d.dim_value for d in onnx.load(str(out)).graph.input[0].type.tensor_type.shape.dim]
+    assert dims[2:] == [64, 64]

@@ -961,11 +961,19 @@ def export_classifier(pt: Path, onnx_path: Path, kind: CropModel = INDEX) -> Pat
 
 
 def export_detector(pt: Path, onnx_path: Path, imgsz: tuple[int, int]) -> Path:
+    """Exported from a copy of `pt` in a folder of its own: ultralytics writes the .onnx beside
+    the weights, and beside `models/card_index_detector.pt` that is the int8 detector the app
+    runs, which a float export must not replace."""
+    import tempfile
+
     from ultralytics import YOLO
 
-    f = YOLO(str(pt)).export(format="onnx", imgsz=list(imgsz), opset=17, simplify=True,
-                             dynamic=False, verbose=False)
-    shutil.copyfile(f, onnx_path)
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / Path(pt).name
+        shutil.copyfile(pt, copy)
+        f = YOLO(str(copy)).export(format="onnx", imgsz=list(imgsz), opset=17, simplify=True,
+                                   dynamic=False, verbose=False)
+        shutil.copyfile(f, onnx_path)
     return onnx_path
 
 
