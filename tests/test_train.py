@@ -182,7 +182,6 @@ def test_exporting_the_detector_leaves_the_onnx_beside_its_weights_alone(tmp_pat
     models.mkdir()
     pt = models / "card_index_detector.pt"
     model = YOLO("yolov8n.yaml")
-    model.model.yaml["nc"] = 1
     model.save(str(pt))
     running = models / "card_index_detector.onnx"
     running.write_bytes(b"the int8 detector that runs")
