@@ -117,6 +117,10 @@ class FrameSource:
         if self.kind == "webcam":
             cap = cv2.VideoCapture(int(self.spec))
             if self.ask_size and cap.isOpened():  # a camera that cannot keeps a size of its own
+                # compressed frames first: uncompressed 1280x720 at 30 fps is more than USB 2
+                # carries, so many webcams drop to 5-10 fps unless asked for MJPG (one that has
+                # no MJPG keeps its own format)
+                cap.set(cv2.CAP_PROP_FOURCC, cv2.VideoWriter_fourcc(*"MJPG"))
                 cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.ask_size[0])
                 cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.ask_size[1])
             return cap
