@@ -22,6 +22,7 @@ import json
 import os
 import shutil
 import sys
+import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -964,8 +965,6 @@ def export_detector(pt: Path, onnx_path: Path, imgsz: tuple[int, int]) -> Path:
     """Exported from a copy of `pt` in a folder of its own: ultralytics writes the .onnx beside
     the weights, and beside `models/card_index_detector.pt` that is the int8 detector the app
     runs, which a float export must not replace."""
-    import tempfile
-
     from ultralytics import YOLO
 
     with tempfile.TemporaryDirectory() as tmp:
