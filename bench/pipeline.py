@@ -23,6 +23,7 @@ watcher and the pipeline, never the model, and every line it prints says so.
     .venv/bin/python bench/pipeline.py --detector model --size 1280x720   # what a webcam is asked for
     .venv/bin/python bench/pipeline.py --detector oracle           # watcher alone
     .venv/bin/python bench/pipeline.py --render-only --count 10    # just make the videos
+    .venv/bin/python bench/pipeline.py --video assets/demo/demo-game.mp4 --out runs/bench-demo.json  # the demo
 """
 from __future__ import annotations
 
@@ -59,6 +60,18 @@ def video_paths(folder: Path, seed: int) -> dict[str, Path]:
     stem = folder / f"bench-{seed:04d}"
     return {"video": stem.with_suffix(".mp4"), "truth": Path(f"{stem}.truth.jsonl"),
             "frames": Path(f"{stem}.frames.jsonl.gz")}
+
+
+def paths_beside(video: Path) -> dict[str, Path]:
+    """A video made by `masta data game-video` (the demo's, say) with its truth and frames files
+    beside it; a missing one is a clear error."""
+    stem = video.with_suffix("")
+    paths = {"video": video, "truth": Path(f"{stem}.truth.jsonl"), "frames": Path(f"{stem}.frames.jsonl.gz")}
+    missing = [str(p) for p in paths.values() if not p.is_file()]
+    if missing:
+        raise SystemExit(f"--video {video}: missing {', '.join(missing)} (made beside the video by "
+                         "`masta data game-video`)")
+    return paths
 
 
 def ensure_video(folder: Path, seed: int, quiet: bool, faces: str | None = None,
@@ -269,6 +282,8 @@ def main() -> int:
                          "webcam for): the same table in view, so the cards have more pixels")
     ap.add_argument("--faces", default=None, help="render with this deck style instead of the held-out "
                     "ones (for comparison: e.g. kennard-4color, a style the detector trained on)")
+    ap.add_argument("--video", default=None, type=Path, help="score this one video instead (its "
+                    ".truth.jsonl and .frames.jsonl.gz beside it), e.g. assets/demo/demo-game.mp4")
     ap.add_argument("--count", type=int, default=10, help="videos (default 10)")
     ap.add_argument("--first-seed", type=int, default=100, help="seed of the first video (default 100)")
     ap.add_argument("--detector", choices=("model", "oracle", "both"), default="model")
@@ -296,7 +311,10 @@ def main() -> int:
     a = ap.parse_args()
     suffix = (f"-{a.faces}" if a.faces else "") + ("" if a.size == SIZE else f"-{a.size[0]}x{a.size[1]}")
     folder = Path(a.videos or f"data/bench-videos{suffix}")
-    videos = [ensure_video(folder, a.first_seed + k, a.quiet, a.faces, a.size) for k in range(a.count)]
+    if a.video is not None:
+        videos = [paths_beside(a.video)]
+    else:
+        videos = [ensure_video(folder, a.first_seed + k, a.quiet, a.faces, a.size) for k in range(a.count)]
     if a.render_only:
         return 0
     kinds = ["oracle", "model"] if a.detector == "both" else [a.detector]
@@ -304,8 +322,10 @@ def main() -> int:
     for kind in kinds:
         label = ("ORACLE detector (renderer's truth; not the model)" if kind == "oracle"
                  else f"model {a.model}" + (", each deck taught first" if a.teach else ""))
-        what = f"videos with the {a.faces} deck (trained on? see models/MODEL_CARD.md)" if a.faces else "held-out videos"
-        what += f" at {a.size[0]}x{a.size[1]}"
+        what = f"video {a.video}" if a.video is not None else \
+            f"videos with the {a.faces} deck (trained on? see models/MODEL_CARD.md)" if a.faces else "held-out videos"
+        if a.video is None:
+            what += f" at {a.size[0]}x{a.size[1]}"
         print(f"== {label}: {len(videos)} {what} ==", flush=True)
         rows = []
         out = Path(a.out)
