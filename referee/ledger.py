@@ -76,10 +76,12 @@ class Ledger:
         unseen = [c for c in copies if c.where == UNSEEN]
         if unseen:
             return unseen[0], []
-        held = [c for c in copies if c.where == HAND]
+        # in a hand nobody is known to hold (a pot taken by someone not named yet) before a
+        # hand known to be another player's: no suspicion either way
+        held = sorted((c for c in copies if c.where == HAND), key=lambda c: c.player is not None)
         if held:
             c = held[0]
-            if player is None:
+            if player is None or c.player is None:
                 return c, []
             return c, [suspicion(
                 "held_by_other", card, seq, [c.last_seq(HAND) or seq, seq],
@@ -113,11 +115,12 @@ class Ledger:
         self.pot = []
         return cards
 
-    def pick_up(self, player: str, seq: int,
+    def pick_up(self, player: str | None, seq: int,
                 remove: frozenset[str] = frozenset()) -> tuple[list[str], list[str]]:
         """`player` took the pot: its cards are known to be in their hand, except cards of
         the ranks in `remove`, which leave the game (a preset's removed-on-pick-up cards).
-        Returns (cards taken, cards removed)."""
+        `player` None: somebody not named yet took it (the cards are in a hand, not on the
+        pot). Returns (cards taken, cards removed)."""
         taken, gone = [], []
         for c in self.pot:
             if rank_of(c.card) in remove:

@@ -359,10 +359,10 @@ class TableReferee:
         t, g = ev["type"], self.game
         if t in ("correct", "void", "confirm", "played_by"):
             return True
-        if t == "target":
-            return g is None or ev["event"] != g.awaiting_target
-        if t == "picked_up":
-            return "event" in ev and (g is None or ev["event"] != g.pending_clear)
+        if t == "target":  # a pot that went already: replayed with its taker named
+            return g is None or ev["event"] != g.awaiting_target or g.pending_clear is not None
+        if t == "picked_up":  # naming who took a pot that went already: replayed in place
+            return "event" in ev
         return False
 
     # ------------------------------------------------------------------ the state machine
@@ -480,6 +480,10 @@ class TableReferee:
         g.started = True
         g.last_played = seq
         out: list[dict] = []
+        if g.pending_clear is not None:  # the pot that went before this play: its taker
+            # (and an Ace's target) can still be named, which replays the game from there
+            g.pending_clear, g.pending_cards = None, []
+            g.awaiting_target, g.target = None, None
         by = self._annotation("played_by", seq)
         player = by["player"] if by else ev.get("player")
         if by:
@@ -489,8 +493,6 @@ class TableReferee:
         if player is not None and g.awaiting_target is not None and g.target is None:
             g.target = player  # whoever answers the Ace is the one it hit
             self._drop_prompts(g, "target")
-        if g.pending_clear is not None:
-            self._drop_prompts(g, "who_picked_up")
         expected = g.target if g.awaiting_target is not None else g.turn
         out_of_turn = player is not None and expected is not None and player != expected
         seat = g.seats.get(player) if player else None
@@ -519,7 +521,7 @@ class TableReferee:
             out.append(self._prompt(g, seq, "who_played", f"who played {' '.join(cards)} "
                                     f"(event {seq})? add played_by"))
             if ruling.legal:
-                g.next = ruling.next
+                out.extend(self._unattributed_effects(g, ruling, cards, seq))
             return out
         self._drop_prompts(g, "who_starts")
         self._take_from(g, seat, len(cards), seq, out)
@@ -570,6 +572,30 @@ class TableReferee:
             g.turn = player if not seat.out else g.step(player)
             return out
         g.turn = g.step(player, 1 + ruling.skips)
+        return out
+
+    def _unattributed_effects(self, g: Game, ruling: Ruling, cards: list[str],
+                              seq: int) -> list[dict]:
+        """A legal play by a player nobody has named yet still acts on the pot: a burn takes
+        it away and an Ace waits for its target, so that the next play is judged on the pot
+        that is really there. The turn stays unknown until `played_by` names the player
+        (which replays the game with the name)."""
+        g.penalty = None
+        g.awaiting_target, g.target = None, None
+        self._drop_prompts(g, "target")
+        g.next = ruling.next
+        out: list[dict] = []
+        if "burn" in ruling.effects:
+            out.extend(self._burn(g, None, seq))
+        if "give_pot" in ruling.effects:
+            g.awaiting_target = seq
+            tgt = self._annotation("target", seq)
+            if tgt is not None:
+                self._consumed.add(tgt["seq"])
+                g.target = g.turn = tgt["player"]
+            else:
+                out.append(self._prompt(g, seq, "target", f"{' '.join(cards)} (event {seq}): "
+                                        f"who gets the pot? add target"))
         return out
 
     def _judge(self, g: Game, seat: Seat | None, cards: list[str], phase: str,
@@ -653,12 +679,13 @@ class TableReferee:
             seat.hand += n
             g.stock -= n
 
-    def _burn(self, g: Game, player: str, seq: int) -> list[dict]:
+    def _burn(self, g: Game, player: str | None, seq: int) -> list[dict]:
         cards = [pc.card for pc in g.pot]
         g.ledger.burn(seq)
         g.pot = []
         g.burns += 1
-        g.seats[player].burns += 1
+        if player is not None:
+            g.seats[player].burns += 1
         g.penalty = None
         return [{"kind": "burn", "event": seq, "player": player, "cards": cards,
                  "burns": g.burns}]
@@ -753,11 +780,25 @@ class TableReferee:
         else:
             picker = g.turn
         if picker is None:
-            g.pending_clear = seq
-            return [self._prompt(g, seq, "who_picked_up",
-                                 f"the pot was taken at event {seq}: who picked it up? "
-                                 f"add picked_up")]
+            return self._taken_by_somebody(g, seq)
         return self._pick_up(g, picker, seq, at_clear=True)
+
+    def _taken_by_somebody(self, g: Game, seq: int) -> list[dict]:
+        """The pot went and nobody is known to have taken it (the Ace's target or the turn
+        not known yet). It is off the table all the same, so the next play is judged on an
+        empty pot; its cards are in a hand not named yet until `picked_up` (or the Ace's
+        `target`) names it, which replays the game with that name."""
+        removed_ranks = frozenset(r for r, rr in g.preset.ranks.items() if rr.removed_on_pickup)
+        cards, _ = g.ledger.pick_up(None, seq, remove=removed_ranks)
+        g.pending_clear, g.pending_cards = seq, list(g.pot)
+        g.pot = []
+        g.penalty = None
+        self._drop_prompts(g, "target")  # an Ace's target is who took it: one question
+        g.next = "any"
+        g.last_clear = seq
+        return [self._prompt(g, seq, "who_picked_up",
+                             f"the pot ({len(cards)} card(s)) was taken at event {seq}: who "
+                             f"picked it up? add picked_up")]
 
     def _picked_up_forward(self, g: Game, ev: dict) -> list[dict]:
         if ev["seq"] in self._consumed:

@@ -36,11 +36,17 @@ def test_pipeline_transcribes_the_clip_and_the_referee_rules(clip, tmp_path):
     truth = read_truth(clip["truth"])
     oracle = OracleDetector(read_frames_truth(clip["frames"]), miss=0.05, confuse=0.02, seed=3)
     ref = _referee(truth)
-    seen = []
-    pipe = Pipeline(open_source(str(clip["video"])), oracle, referee=ref.apply, on_event=seen.append,
+    seen, decided_at = [], []
+
+    def referee(ev):  # the video time of the frame each decision came from is known meanwhile
+        decided_at.append(pipe.frame_t)
+        return ref.apply(ev)
+
+    pipe = Pipeline(open_source(str(clip["video"])), oracle, referee=referee, on_event=seen.append,
                     config=WatcherConfig(evidence_dir=tmp_path / "ev"), on_frame=oracle.see,
                     priors_fn=lambda: priors_from_view(ref.view()))
     stats = pipe.run()
+    assert decided_at == [p.t for p in seen]
     got = [{"type": p.watch.type, "cards": p.watch.cards, "t": p.t} for p in seen]
     score = score_events(truth.camera_events, got)
     assert score.perfect, score.errors

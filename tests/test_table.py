@@ -303,3 +303,29 @@ def test_lowest_card_starts_asks_who_started():
     with_starter = TableReferee([{"type": "setup", "players": PLAYERS, "dealer": "Cy",
                                   "preset": "nl", "starter": "Bob"}, play("3C")])
     assert with_starter.view()["turn"] == "Cy" and with_starter.view()["prompts"] == []
+
+
+def test_a_pot_taken_by_somebody_not_named_is_off_the_table_until_they_are():
+    """Nobody told masta who an Ace gave the pot to, then the pot went: it is gone all the
+    same, so the next plays are judged on an empty pot (a 4 on an Ace's pot would be
+    illegal) and no card coming back from it is taken for a second copy; naming the taker
+    later gives them the cards and the turn, and the plays since get their players."""
+    ref, outs = table(play("5D"), play("9C"), play("AC"), CLEAR, play("4D"), play("5H"), play("9C"))
+    assert kinds(outs[3], "prompt")[0]["prompt"] == "who_picked_up"
+    assert ref.view()["pot"] == ["4D", "5H", "9C"]
+    assert [r["verdict"] for r in rulings(outs)] == ["legal"] * 6
+    assert ref.view()["suspicions"] == []  # 9C went back into a hand, then came out again
+    out = ref.apply({"type": "picked_up", "event": 5, "player": "Cy"})
+    assert kinds(out, "pickup")[0]["player"] == "Cy"
+    assert [r["player"] for r in ref.rulings()[-3:]] == ["Ann", "Bob", "Cy"]
+    assert ref.view()["players"][2]["hand"] == 3 + 3 - 1  # took 3 cards, played 9C again
+    assert ref.view()["prompts"] == [] and ref.view()["turn"] == "Ann"
+
+
+def test_a_burn_by_a_player_not_named_still_burns_the_pot():
+    ref, outs = table(play("5D"), play("AC"), play("10D"), play("3C"))
+    # nobody named the Ace's target: who answered with the 10 is asked, and the 10 burns
+    assert [p["prompt"] for p in kinds(outs[2], "prompt")] == ["who_played"]
+    v = ref.view()
+    assert v["pot"] == ["3C"] and v["burns"]["total"] == 1
+    assert rulings(outs)[-1]["verdict"] == "legal"

@@ -127,7 +127,10 @@ def test_camera_events_go_through_the_same_path(tmp_path):
     app = create_app(Config(data_dir=tmp_path, token="tok"))
     table = app.extensions["masta.table"]
     evidence = app.config["MASTA"].evidence_dir
-    runner = CameraRunner(table, app.extensions["masta.frames"], detector=None, evidence_dir=evidence)
+    told = []  # what the demo's scripted operator would be told: the event and the video time
+    runner = CameraRunner(table, app.extensions["masta.frames"], detector=None, evidence_dir=evidence,
+                          after_event=lambda ev, video_t: told.append((ev["seq"], video_t)))
+    runner.pipe = type("Pipe", (), {"frame_t": 12.5})()
     played = WatchEvent("cards_played", 1.0, 0.8, 30, cards=["QS"], conf=[0.41], low_conf=True,
                         evidence={"before": str(evidence / "evening-1" / "e1-before.jpg"),
                                   "after": str(evidence / "evening-1" / "e1-after.jpg")})
@@ -137,6 +140,7 @@ def test_camera_events_go_through_the_same_path(tmp_path):
     out = runner.referee(played.to_log_event())
     assert out[0]["kind"] == "ruling" and out[0]["verdict"] == "legal"
     ev = table.log[-1]
+    assert told == [(ev["seq"], 12.5)]  # the refused event before it was not told
     assert ev["source"] == "camera" and ev["cards"] == ["QS"] and ev["conf"] == [0.41]
     assert ev["meta"]["low_conf"] is True and ev["evidence"]["after"] == "evening-1/e1-after.jpg"
     mismatch = WatchEvent("mismatch", 2.0, 1.9, 60, cards=["QS"], detail="a card was taken back")

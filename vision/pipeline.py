@@ -167,6 +167,7 @@ class Pipeline:
         self.stats = PipelineStats()
         self._latest: np.ndarray | None = None
         self._latest_lock = threading.Lock()
+        self.frame_t: float | None = None
 
     def _detect(self, image: np.ndarray):
         if self._roi_ok:  # spend the detector's pixels on the pot zone (and a margin)
@@ -194,6 +195,7 @@ class Pipeline:
                 if self.on_frame is not None:
                     self.on_frame(frame)
                 start_t = max(frame.t, sim)
+                self.frame_t = frame.t  # the source's time of the frame being decided on
                 for wev in self.watcher.feed(frame.image, frame.t, frame.index, self._detect):
                     event = wev.to_log_event()
                     event["t"] = round(self.clock(), 3)

@@ -88,8 +88,11 @@ class CameraRunner:
     def __init__(self, table: TableService, frames: FrameHub, detector: Any, *,
                  zone: tuple[float, float, float, float] | None = None, pace: bool = False,
                  live: bool | None = None, evidence_dir: Path | None = None,
-                 backoff: Any = None, max_retries: int | None = None):
+                 backoff: Any = None, max_retries: int | None = None, after_event: Any = None):
         self.table = table
+        #: `after_event(event, video_t)`: told of each event the camera recorded, with the
+        #: source's time of the frame it was decided on (the demo's scripted operator)
+        self.after_event = after_event
         self.frames = frames
         self.detector = detector
         self.zone = zone
@@ -126,11 +129,14 @@ class CameraRunner:
         if isinstance(raw.get("evidence"), dict):
             raw["evidence"] = {k: self._relative(v) for k, v in raw["evidence"].items()}
         try:
-            return self.table.submit(raw, source="camera")["outputs"]
+            published = self.table.submit(raw, source="camera")
         except ApiError as exc:  # for example no game set up yet: say so, keep watching
             self.errors.append(exc.message)
             self.report(f"camera event not recorded: {exc.message}")
             return []
+        if self.after_event is not None:
+            self.after_event(published["event"], getattr(self.pipe, "frame_t", None))
+        return published["outputs"]
 
     def _relative(self, path: str) -> str:
         """Evidence paths as the /evidence/ route serves them: relative to the evidence folder."""

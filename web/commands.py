@@ -26,6 +26,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Serve the bundled demo video (assets/demo/) refereed live. Opens "
                                    "nothing: open the printed URL.")
     _common(d)
+    d.add_argument("--no-operator", action="store_true",
+                   help="leave the operator's answers to you: who an Ace gives the pot to and who "
+                        "played a Turbo (by default the demo taps them from the video's script, "
+                        "marked 'demo script', right after the camera records the play)")
     d.set_defaults(func=demo)
 
 
@@ -179,7 +183,14 @@ def demo(args) -> int:
         lines = [f"no demo video in {DEMO_DIR} yet: serving the manual-entry page only "
                  f"({config.base_url()}/manual/ after opening the operator link)"]
     else:
-        lines = _camera(app, str(video), pace=True)
+        after = None
+        if log is not None and not args.no_operator:
+            from .demo_operator import DemoOperator, scripted_answers
+            after = DemoOperator(table, scripted_answers(log)).after_camera
+        lines = _camera(app, str(video), pace=True, after_event=after)
+        if after is not None:
+            lines.append("the operator's answers (an Ace's target, a Turbo's player) are tapped from "
+                         "the demo's script; --no-operator leaves them to you")
     return _run(app, config, lines)
 
 

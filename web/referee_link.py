@@ -98,9 +98,9 @@ def plain(out: dict, ev: dict) -> str:
         turbo = " (Turbo)" if out.get("turbo") else ""
         return (lead + words + turbo + tail).strip()
     if k == "burn":
-        return f"Burn! {out.get('player', '')}".strip()
+        return f"Burn! {out.get('player') or ''}".strip()
     if k == "pickup":
-        return f"{out.get('player', 'someone')} picks up the pot"
+        return f"{out.get('player') or 'Someone'} picks up the pot"
     if k == "out":
         return f"{out.get('player', '')} is out" + (f" (place {out['place']})" if out.get("place") else "")
     if k == "game_over":

@@ -101,7 +101,7 @@ const masta = (() => {
     if (fresh) { void el.offsetWidth; el.classList.add("fresh"); }
     const rules = (r.reasons || []).map((x) => x.rule).filter(Boolean);
     const ev = latest.event || {};
-    el.append(
+    el.append(...[
       h("div", { class: "verdict" }, { legal: "Legal", illegal: "Illegal", penalty: "Penalty" }[verdict] || verdict),
       h("div", { class: "words" }, latest.text || ""),
       rules.length ? h("div", { class: "rule" }, "Rule: " + rules.join(" · ")) : null,
@@ -111,7 +111,7 @@ const masta = (() => {
         r.next ? "  next: " + r.next : ""),
       ev.meta && ev.meta.low_conf ? h("div", { class: "doubt" }, h("span", { class: "tag check" }, "check"),
         " The camera is unsure of these cards: look at the pot (corrections on the rulings page).") : null,
-    );
+    ].filter(Boolean));  // append() would write a null as the text "null"
   }
 
   function initial(id) {
