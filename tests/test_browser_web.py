@@ -136,3 +136,31 @@ def test_an_unsure_camera_read_asks_for_a_check_on_the_rulings_page(server, brow
     expect(page.locator("#banner")).to_contain_text("J♥")
     expect(page.locator("#banner .doubt")).to_contain_text("unsure")
     page.close()
+
+
+def test_plays_nobody_is_named_for_stay_readable_on_the_live_page(server, browser):
+    """An Ace whose target nobody named, the pot taken, then four plays: the live page shows
+    the pot that is there, the two latest 'who played?' questions and a line for the rest,
+    and nothing written as 'null'."""
+    from playwright.sync_api import expect
+
+    base = server.url
+    api(base, "/setup/api/game", {"players": ["Ann", "Bob", "Cy"], "dealer": "Cy"})
+    for cards in (["5D"], ["AC"]):
+        api(base, "/manual/api/events", {"type": "cards_played", "cards": cards})
+    api(base, "/manual/api/events", {"type": "pot_cleared"})
+    for card in ("4D", "5H", "6S", "7C"):
+        api(base, "/manual/api/events", {"type": "cards_played", "cards": [card]})
+    page = browser.new_page()
+    page.set_default_timeout(10_000)
+    page.goto(f"{base}/live/")
+    expect(page.locator("#pot .card")).to_have_count(4)
+    prompts = page.locator("#prompts")
+    expect(prompts).to_contain_text("who played 7C")
+    expect(prompts).to_contain_text("who played 6S")
+    expect(prompts).not_to_contain_text("who played 5H")
+    expect(prompts).to_contain_text("2 earlier play(s) without a player")
+    expect(prompts).to_contain_text("who picked it up")
+    expect(page.locator("#banner")).to_contain_text("7♣")
+    expect(page.locator("#banner")).not_to_contain_text("null")
+    page.close()

@@ -46,7 +46,13 @@
       h("td", {}, p.out ? "out" + (p.place ? " (" + p.place + ")" : "") : (p.phase === undefined ? "–" : String(p.phase))),
       h("td", {}, p.hand ?? "–"), h("td", {}, p.face_up ?? "–"), h("td", {}, p.face_down ?? "–"))));
     const names2 = names.map((p) => p.name);
-    const prompts = [].concat(t.prompts || [], (t.suspicions || []).slice(-3).map((x) => ({ text: "Suspicion: " + (x.text || x.suspicion) })));
+    // who played what: the latest two asked here (naming one names the turn, so the plays
+    // after it get their players); the older ones wait on the rulings page
+    const who = (t.prompts || []).filter((p) => p.prompt === "who_played");
+    const older = who.slice(0, -2);
+    const prompts = [].concat((t.prompts || []).filter((p) => !older.includes(p)),
+      older.length ? [{ text: older.length + " earlier play(s) without a player: name them on the rulings page" }] : [],
+      (t.suspicions || []).slice(-3).map((x) => ({ text: "Suspicion: " + (x.text || x.suspicion) })));
     document.getElementById("prompts").replaceChildren(...prompts.map((p) => masta.promptBox(p, names2)));
   }
 
