@@ -1,5 +1,6 @@
-"""The demo's scripted operator: the video script's answers (an Ace's target, a Turbo's
-player) are sent right after the camera records the play they are about, and only then."""
+"""The demo's scripted operator: right after the camera records a play, the script's play
+that came to rest just before is matched to it; a misread is corrected and the play's
+answers (an Ace's target, a Turbo's player) are sent, each once, as the operator's."""
 from __future__ import annotations
 
 import json
@@ -7,17 +8,19 @@ from pathlib import Path
 
 from test_web import make_app
 from web.commands import DEMO_DIR
-from web.demo_operator import BY, DemoOperator, scripted_answers
+from web.demo_operator import BY, DemoOperator, scripted_plays
 
 
-def test_the_demo_script_holds_every_target_and_turbo_of_its_truth_log():
+def test_the_demo_script_holds_every_play_and_answer_of_its_truth_log():
     log = DEMO_DIR / "demo-game.truth.jsonl"
     truth = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
-    answers = scripted_answers(log)
+    plays = scripted_plays(log)
+    assert len(plays) == sum(1 for e in truth if e["type"] == "cards_played")
+    answers = [a for p in plays for a in p.answers]
     assert len(answers) == sum(1 for e in truth if e["type"] in ("target", "played_by")) > 0
-    first = answers[0]  # Bob's AC at 17.6 s: Ann gets the pot
-    assert first.event == {"type": "target", "player": "Ann"}
-    assert first.ranks == {"A"} and abs(first.t_rest - 17.6) < 0.01
+    ace = next(p for p in plays if p.answers)  # Bob's AC at 17.6 s: Ann gets the pot
+    assert ace.cards == ["AC"] and abs(ace.t_rest - 17.6) < 0.01
+    assert ace.answers == [{"type": "target", "player": "Ann"}]
 
 
 def write_truth(path: Path) -> Path:
@@ -25,7 +28,9 @@ def write_truth(path: Path) -> Path:
               {"seq": 1, "t": 0.0, "type": "setup", "players": ["Ann", "Bob", "Cy"], "dealer": "Cy"},
               {"seq": 2, "type": "cards_played", "cards": ["5D"], "t_rest": 1.0, "t": 1.0},
               {"seq": 3, "type": "cards_played", "cards": ["AC"], "t_rest": 3.0, "t": 3.0},
-              {"seq": 4, "type": "target", "player": "Cy", "t": 3.0}]
+              {"seq": 4, "type": "target", "player": "Cy", "t": 3.0},
+              {"seq": 5, "type": "cards_played", "cards": ["6H", "6S"], "t_rest": 5.0, "t": 5.0},
+              {"seq": 6, "type": "cards_played", "cards": ["7D"], "t_rest": 6.0, "t": 6.0}]
     path.write_text("".join(json.dumps(e) + "\n" for e in events))
     return path
 
@@ -34,20 +39,28 @@ def camera_play(table, cards):
     return table.submit({"type": "cards_played", "cards": cards}, source="camera")["event"]
 
 
-def test_an_answer_follows_its_play_read_with_another_suit_and_not_another(tmp_path):
+def test_misreads_are_corrected_and_answers_follow_their_play(tmp_path):
     app = make_app(tmp_path)
     table = app.extensions["masta.table"]
     table.submit({"type": "setup", "players": ["Ann", "Bob", "Cy"], "dealer": "Cy"}, source="operator")
-    op = DemoOperator(table, scripted_answers(write_truth(tmp_path / "t.truth.jsonl")))
+    op = DemoOperator(table, scripted_plays(write_truth(tmp_path / "t.truth.jsonl")))
     op.after_camera(camera_play(table, ["5D"]), 1.3)
-    assert [e["type"] for e in table.log][-1] == "cards_played"  # nothing scripted for it
-    ace = camera_play(table, ["AS"])  # the camera misread the suit: still the scripted Ace
-    op.after_camera(ace, 9.0)  # ... but far too late: another play, not answered
-    assert table.view()["table"]["turn"] is None
+    assert table.log[-1]["type"] == "cards_played"  # read right, nothing to say about it
+    op.after_camera(camera_play(table, ["9D"]), 2.5)  # nothing came to rest just before: a stray
+    assert table.log[-1]["type"] == "cards_played"
+    ace = camera_play(table, ["AS"])  # the camera misread the Ace's suit
     op.after_camera(ace, 3.4)
-    last = table.log[-1]
-    assert (last["type"], last["player"], last["event"], last["source"], last["meta"]["by"]) == \
-        ("target", "Cy", ace["seq"], "operator", BY)
+    fix, answer = table.log[-2:]
+    assert (fix["type"], fix["event"], fix["cards"], fix["source"], fix["meta"]["by"]) == \
+        ("correct", ace["seq"], ["AC"], "operator", BY)
+    assert (answer["type"], answer["player"], answer["event"]) == ("target", "Cy", ace["seq"])
     assert table.view()["table"]["turn"] == "Cy"
-    op.after_camera(ace, 3.5)  # each answer is sent once
-    assert len(table.log) == last["seq"]
+    n = len(table.log)
+    op.after_camera(ace, 3.5)  # each scripted play is matched once
+    assert len(table.log) == n
+    # the camera missed the pair of sixes and read the 7 with another suit: the 7 is matched
+    # (it shares a rank with the read), not the pair that came to rest first
+    seven = camera_play(table, ["7H"])
+    op.after_camera(seven, 6.4)
+    assert table.log[-1]["type"] == "correct" and table.log[-1]["cards"] == ["7D"]
+    assert table.log[-1]["event"] == seven["seq"]

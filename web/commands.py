@@ -27,9 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "nothing: open the printed URL.")
     _common(d)
     d.add_argument("--no-operator", action="store_true",
-                   help="leave the operator's answers to you: who an Ace gives the pot to and who "
-                        "played a Turbo (by default the demo taps them from the video's script, "
-                        "marked 'demo script', right after the camera records the play)")
+                   help="leave the operator's part to you: who an Ace gives the pot to, who played "
+                        "a Turbo, the cards of a misread play (by default the demo taps them from the "
+                        "video's script, marked 'demo script', right after the camera records the play)")
     d.set_defaults(func=demo)
 
 
@@ -185,12 +185,13 @@ def demo(args) -> int:
     else:
         after = None
         if log is not None and not args.no_operator:
-            from .demo_operator import DemoOperator, scripted_answers
-            after = DemoOperator(table, scripted_answers(log)).after_camera
+            from .demo_operator import DemoOperator, scripted_plays
+            after = DemoOperator(table, scripted_plays(log)).after_camera
         lines = _camera(app, str(video), pace=True, after_event=after)
         if after is not None:
-            lines.append("the operator's answers (an Ace's target, a Turbo's player) are tapped from "
-                         "the demo's script; --no-operator leaves them to you")
+            lines.append("the operator's part (an Ace's target, a Turbo's player, a misread corrected) "
+                         "is tapped from the demo's script, marked 'demo script'; --no-operator leaves "
+                         "it to you")
     return _run(app, config, lines)
 
 

@@ -1,78 +1,89 @@
-"""The demo's operator: the answers a person at the table would tap, played from the demo
-video's script.
+"""The demo's operator: what a person at the table would tap, played from the demo video's
+script.
 
 The camera cannot see who an Ace gives the pot to, nor who played a Turbo out of turn; at a
-real table the operator answers those prompts on a phone. `masta demo` has nobody to do that,
-and one unanswered Ace leaves every later play without a player. So, unless the demo is run
-with `--no-operator`, each `target` and `played_by` of the video's truth log is sent as the
-operator's (`meta.by`: "demo script") right after the camera has recorded the play it is
-about, matched by the play's moment and ranks. A play the camera missed gets no answer: its
-prompt waits on the page as it would at a table.
+real table the operator answers those prompts on a phone and corrects the plays the camera
+misread. `masta demo` has nobody to do that: one unanswered Ace leaves every later play
+without a player, and one misread leaves the counts wrong until the game cannot end. So,
+unless the demo is run with `--no-operator`, right after the camera records a play this
+operator matches it with the script's play that came to rest just before (by time), corrects
+its cards if the camera read others, and sends the script's `target` / `played_by` for it,
+each as the operator's event marked `meta.by` = "demo script" (the camera's claim stays on
+the rulings page beside the fix). A play the camera missed altogether gets nothing: its
+prompt or its gap stays, as it would until someone at the table saw it.
 """
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from referee.cards import rank_of
 
 BY = "demo script"
-#: a camera play this many seconds after the scripted play came to rest is still that play
+#: a camera play decided this many seconds after a scripted play came to rest is that play
 #: (the watcher decides a few tenths of a second after the cards settle)
 LATE_S = 3.0
 EARLY_S = 0.3
 
 
 @dataclass
-class Answer:
-    """One scripted answer: `event` (target / played_by, with its player) about the play of
-    these ranks that came to rest at `t_rest` (video seconds)."""
+class ScriptedPlay:
+    """A play of the script: its cards, when they came to rest (video seconds) and what the
+    operator says about it (`target` / `played_by` events, without their `event`)."""
 
-    event: dict
-    ranks: frozenset[str]
+    cards: list[str]
     t_rest: float
-    sent: bool = False
+    answers: list[dict] = field(default_factory=list)
+    seen: bool = False
 
 
-def scripted_answers(truth_log: Path) -> list[Answer]:
-    """The operator's answers in a `masta data game-video` truth log, each tied to the play
-    it names (the latest cards_played before it)."""
-    answers: list[Answer] = []
-    last_play: dict | None = None
+def scripted_plays(truth_log: Path) -> list[ScriptedPlay]:
+    """The plays of a `masta data game-video` truth log with the operator's answers about
+    each (a `target` or `played_by` names the latest play before it)."""
+    plays: list[ScriptedPlay] = []
     for line in Path(truth_log).read_text(encoding="utf-8").splitlines():
         if not line.strip():
             continue
         ev = json.loads(line)
         if ev.get("type") == "cards_played":
-            last_play = ev
-        elif ev.get("type") in ("target", "played_by") and last_play is not None:
-            answers.append(Answer({"type": ev["type"], "player": ev["player"]},
-                                  frozenset(rank_of(c) for c in last_play["cards"]),
-                                  float(last_play.get("t_rest", last_play.get("t", 0.0)))))
-    return answers
+            plays.append(ScriptedPlay(list(ev["cards"]), float(ev.get("t_rest", ev.get("t", 0.0)))))
+        elif ev.get("type") in ("target", "played_by") and plays:
+            plays[-1].answers.append({"type": ev["type"], "player": ev["player"]})
+    return plays
+
+
+def _shared(a, b) -> int:
+    return sum((Counter(a) & Counter(b)).values())
 
 
 class DemoOperator:
-    """Sends the scripted answer for each camera play that matches one (see the module)."""
+    """Taps the script's corrections and answers for each camera play (see the module)."""
 
-    def __init__(self, table, answers: list[Answer]):
+    def __init__(self, table, plays: list[ScriptedPlay]):
         self.table = table
-        self.answers = answers
+        self.plays = plays
 
     def after_camera(self, event: dict, video_t: float | None) -> None:
         """Called with each event the camera recorded and the video time it was decided at."""
         if event.get("type") != "cards_played" or video_t is None:
             return
-        ranks = frozenset(rank_of(c) for c in event.get("cards", []))  # a suit misread is the play
-        for ans in self.answers:
-            if ans.sent or not ans.t_rest - EARLY_S <= video_t <= ans.t_rest + LATE_S:
-                continue
-            if ans.ranks != ranks:
-                continue
-            ans.sent = True
-            from .errors import ApiError
+        near = [p for p in self.plays if not p.seen and p.t_rest - EARLY_S <= video_t <= p.t_rest + LATE_S]
+        if not near:  # no scripted play then: a stray read, left for a person to judge
+            return
+        got = event.get("cards", [])
+        # of two plays in reach (the camera missed the first), the one it read; else the latest
+        play = max(near, key=lambda p: (_shared(got, p.cards), _shared(map(rank_of, got), map(rank_of, p.cards)),
+                                        p.t_rest))
+        play.seen = True
+        taps = []
+        if Counter(event.get("cards", [])) != Counter(play.cards):
+            taps.append({"type": "correct", "cards": play.cards})
+        taps.extend(play.answers)
+        from .errors import ApiError
+        for tap in taps:
             try:
-                self.table.submit(dict(ans.event, event=event["seq"]), source="operator", by=BY)
-            except ApiError:  # the referee refused it (a misread made it moot): leave the prompt
+                self.table.submit(dict(tap, event=event["seq"]), source="operator", by=BY)
+            except ApiError:  # refused (the game ended on a misread, say): the prompt stays
                 pass

@@ -99,7 +99,7 @@ const masta = (() => {
     const verdict = r.verdict || "info";
     el.classList.add(verdict);
     if (fresh) { void el.offsetWidth; el.classList.add("fresh"); }
-    const rules = (r.reasons || []).map((x) => x.rule).filter(Boolean);
+    const rules = [...new Set((r.reasons || []).map((x) => x.rule).filter(Boolean))];  // two reasons may cite one rule
     const ev = latest.event || {};
     el.append(...[
       h("div", { class: "verdict" }, { legal: "Legal", illegal: "Illegal", penalty: "Penalty" }[verdict] || verdict),

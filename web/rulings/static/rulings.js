@@ -34,7 +34,7 @@
 
   function output(o) {
     const k = o.verdict || o.kind;
-    const rules = (o.reasons || []).map((r) => r.rule).filter(Boolean);
+    const rules = [...new Set((o.reasons || []).map((r) => r.rule).filter(Boolean))];  // two reasons may cite one rule
     return h("div", { class: "out" }, h("span", { class: "tag " + k }, k), " ", o.plain || "",
       rules.length ? h("span", { class: "muted small" }, " (" + rules.join("; ") + ")") : null,
       o.next ? h("span", { class: "muted small" }, " next " + o.next) : null);
