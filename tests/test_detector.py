@@ -20,6 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT.parent / "shared" / "data" / "real" / "poker-cards"
 needs_real = pytest.mark.skipif(not (REAL / "valid" / "images").is_dir(),
                                 reason="../shared/data/real/poker-cards is not on this machine")
+needs_knoll = pytest.mark.skipif(not (ROOT.parent / "shared" / "data" / "art" / "knoll").is_dir(),
+                                 reason="../shared/data/art/knoll (a deck the models never saw) is not on this machine")
 
 
 def _real_valid(n: int):
@@ -333,6 +335,7 @@ def test_classifier_reads_many_crops_in_bounded_batches_with_the_same_results():
     assert np.allclose([p for _, p, _ in together], [p for _, p, _ in one_by_one], atol=1e-4)
 
 
+@needs_knoll
 def test_loose_index_boxes_are_read_again_cut_tighter():
     """The detector's boxes run loose on decks it never saw; an unsure read is retried on a
     tighter cut and the surer read is kept: from boxes 1.3 times the index, more indices
@@ -427,6 +430,7 @@ def test_a_box_on_the_rank_alone_is_read_again_looser_to_take_in_the_suit():
     assert right["again"] >= right["once"] + 10 and right["again"] >= 0.6 * len(faces), right
 
 
+@needs_knoll
 def test_a_looser_re_read_changes_a_suit_never_a_rank():
     """A looser cut takes in the face and the neighbours' indices as well as the suit: on a
     table video's small cards it may read the rank of something else, so only its suit counts."""
