@@ -56,17 +56,20 @@ NAMES = ["Ann", "Bob", "Cy", "Dee"]
 SIZE = (VideoSpec.width, VideoSpec.height)
 
 
-def video_paths(folder: Path, seed: int) -> dict[str, Path]:
-    stem = folder / f"bench-{seed:04d}"
+def paths_of(stem: Path) -> dict[str, Path]:
+    """A `masta data game-video` video and the truth and frames files beside it."""
     return {"video": stem.with_suffix(".mp4"), "truth": Path(f"{stem}.truth.jsonl"),
             "frames": Path(f"{stem}.frames.jsonl.gz")}
+
+
+def video_paths(folder: Path, seed: int) -> dict[str, Path]:
+    return paths_of(folder / f"bench-{seed:04d}")
 
 
 def paths_beside(video: Path) -> dict[str, Path]:
     """A video made by `masta data game-video` (the demo's, say) with its truth and frames files
     beside it; a missing one is a clear error."""
-    stem = video.with_suffix("")
-    paths = {"video": video, "truth": Path(f"{stem}.truth.jsonl"), "frames": Path(f"{stem}.frames.jsonl.gz")}
+    paths = dict(paths_of(video.with_suffix("")), video=video)
     missing = [str(p) for p in paths.values() if not p.is_file()]
     if missing:
         raise SystemExit(f"--video {video}: missing {', '.join(missing)} (made beside the video by "

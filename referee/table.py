@@ -110,7 +110,6 @@ class Game:
     target: str | None = None             # who must answer the give_pot play
     penalty: str | None = None            # who should pick up after an illegal play
     pending_clear: int | None = None      # a pot_cleared nobody is known to have picked up
-    pending_cards: list[PotCard] = field(default_factory=list)
     last_ruling: dict | None = None
     last_played: int | None = None        # seq of the latest cards_played
     last_clear: int | None = None         # seq of the latest pot_cleared that was a pick-up
@@ -482,7 +481,7 @@ class TableReferee:
         out: list[dict] = []
         if g.pending_clear is not None:  # the pot that went before this play: its taker
             # (and an Ace's target) can still be named, which replays the game from there
-            g.pending_clear, g.pending_cards = None, []
+            g.pending_clear = None
             g.awaiting_target, g.target = None, None
         by = self._annotation("played_by", seq)
         player = by["player"] if by else ev.get("player")
@@ -557,16 +556,7 @@ class TableReferee:
                 g.turn = g.step(g.turn)
             return out
         if "give_pot" in effects:
-            g.awaiting_target = seq
-            tgt = self._annotation("target", seq)
-            if tgt is not None:
-                self._consumed.add(tgt["seq"])
-                g.target = tgt["player"]
-                g.turn = tgt["player"]
-            else:
-                out.append(self._prompt(g, seq, "target", f"{player} played "
-                                        f"{' '.join(cards)}: who gets the pot? add target"))
-                g.turn = None
+            out.extend(self._await_target(g, seq, f"{player} played {' '.join(cards)}"))
             return out
         if "again" in effects:
             g.turn = player if not seat.out else g.step(player)
@@ -588,15 +578,20 @@ class TableReferee:
         if "burn" in ruling.effects:
             out.extend(self._burn(g, None, seq))
         if "give_pot" in ruling.effects:
-            g.awaiting_target = seq
-            tgt = self._annotation("target", seq)
-            if tgt is not None:
-                self._consumed.add(tgt["seq"])
-                g.target = g.turn = tgt["player"]
-            else:
-                out.append(self._prompt(g, seq, "target", f"{' '.join(cards)} (event {seq}): "
-                                        f"who gets the pot? add target"))
+            out.extend(self._await_target(g, seq, f"{' '.join(cards)} (event {seq})"))
         return out
+
+    def _await_target(self, g: Game, seq: int, play: str) -> list[dict]:
+        """Play `seq` gives the pot away: to the target its annotation names, if any (who
+        then has the turn), else the turn waits on a `target` prompt about `play`."""
+        g.awaiting_target = seq
+        tgt = self._annotation("target", seq)
+        if tgt is not None:
+            self._consumed.add(tgt["seq"])
+            g.target = g.turn = tgt["player"]
+            return []
+        g.turn = None
+        return [self._prompt(g, seq, "target", f"{play}: who gets the pot? add target")]
 
     def _judge(self, g: Game, seat: Seat | None, cards: list[str], phase: str,
                turbo: bool) -> Ruling:
@@ -695,8 +690,7 @@ class TableReferee:
         """`player` takes the pot; `at_clear`: `seq` is the camera's pot_cleared, which a
         later `picked_up` may attribute to someone else."""
         tr = g.preset.table
-        removed_ranks = frozenset(r for r, rr in g.preset.ranks.items() if rr.removed_on_pickup)
-        cards, gone = g.ledger.pick_up(player, seq, remove=removed_ranks)
+        cards, gone = g.ledger.pick_up(player, seq, remove=self._removed_on_pickup(g))
         seat = g.seats[player]
         seat.hand += len(cards)
         if tr.strict_pickup and g.stock > 0 and (cards or gone):
@@ -704,7 +698,7 @@ class TableReferee:
         g.pot = []
         g.penalty = None
         g.awaiting_target, g.target = None, None
-        g.pending_clear, g.pending_cards = None, []
+        g.pending_clear = None
         self._drop_prompts(g, "target")
         self._drop_prompts(g, "who_picked_up")
         g.next = "any"
@@ -714,6 +708,11 @@ class TableReferee:
             g.turn = g.step(player)
         return [{"kind": "pickup", "event": seq, "player": player, "cards": cards,
                  "removed": gone, "reason": reason}]
+
+    @staticmethod
+    def _removed_on_pickup(g: Game) -> frozenset[str]:
+        """The ranks the preset takes out of the game when a pot is picked up."""
+        return frozenset(r for r, rr in g.preset.ranks.items() if rr.removed_on_pickup)
 
     def _maybe_out(self, g: Game, player: str, seq: int, special: bool = False) -> list[dict]:
         seat = g.seats[player]
@@ -788,9 +787,8 @@ class TableReferee:
         not known yet). It is off the table all the same, so the next play is judged on an
         empty pot; its cards are in a hand not named yet until `picked_up` (or the Ace's
         `target`) names it, which replays the game with that name."""
-        removed_ranks = frozenset(r for r, rr in g.preset.ranks.items() if rr.removed_on_pickup)
-        cards, _ = g.ledger.pick_up(None, seq, remove=removed_ranks)
-        g.pending_clear, g.pending_cards = seq, list(g.pot)
+        cards, _ = g.ledger.pick_up(None, seq, remove=self._removed_on_pickup(g))
+        g.pending_clear = seq
         g.pot = []
         g.penalty = None
         self._drop_prompts(g, "target")  # an Ace's target is who took it: one question

@@ -21,6 +21,8 @@ from pathlib import Path
 
 from referee.cards import rank_of
 
+from .errors import ApiError
+
 BY = "demo script"
 #: a camera play decided this many seconds after a scripted play came to rest is that play
 #: (the watcher decides a few tenths of a second after the cards settle)
@@ -81,7 +83,6 @@ class DemoOperator:
         if Counter(event.get("cards", [])) != Counter(play.cards):
             taps.append({"type": "correct", "cards": play.cards})
         taps.extend(play.answers)
-        from .errors import ApiError
         for tap in taps:
             try:
                 self.table.submit(dict(tap, event=event["seq"]), source="operator", by=BY)
