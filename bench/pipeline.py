@@ -196,7 +196,15 @@ def run_one(paths: dict[str, Path], kind: str, args) -> dict:
                     config=WatcherConfig(), on_frame=on_frame,
                     priors_fn=lambda: replace(priors_from_view(ref.view()), unfit_weight=args.unfit_weight))
     stats = pipe.run()
-    got = [{"type": p.watch.type, "cards": p.watch.cards, "t": p.t, "latency": p.lag_s} for p in seen]
+    got = []
+    for p in seen:
+        d = {"type": p.watch.type, "cards": p.watch.cards, "t": p.t, "latency": p.lag_s,
+             "low_conf": p.watch.low_conf}
+        last = next((g for g in reversed(got) if g["type"] == "cards_played"), None)
+        if p.watch.type == "cards_amended" and last is not None:
+            last.update(d, type="cards_played")  # the play as amended, ruled on when amended
+            continue
+        got.append(d)
     score = score_events(truth.camera_events, got)
     flips = prior_flips(truth.camera_events, [p.watch for p in seen])
     if kind == "oracle":
@@ -208,6 +216,9 @@ def run_one(paths: dict[str, Path], kind: str, args) -> dict:
             "truth_plays": score.truth_plays, "got_plays": score.got_plays, "right_plays": score.right_plays,
             "truth_clears": score.truth_clears, "got_clears": score.got_clears, "right_clears": score.right_clears,
             "extra": score.extra, "perfect": score.perfect, "latencies": score.latencies,
+            "wrong_plays": score.wrong_plays, "wrong_flagged": score.wrong_flagged,
+            "extra_flagged": score.extra_flagged, "right_flagged": score.right_flagged,
+            "missed_noted": score.missed_noted,
             "fps": stats.fps, "detector_share": stats.detector_ratio, "every_frame_fps": every_fps,
             "detect_ms": det_ms, "decode_ms": dec_ms, "low_conf": sum(p.watch.low_conf for p in seen),
             "prior_flips": flips,
@@ -237,7 +248,7 @@ def error_kind(error: str) -> str:
     """What kind of error one of `score_events`' lines is: a play or clear missed, an extra
     decision (by type), or a play read with the wrong cards: short (a card of it missing: a
     double read as one), long (a card too many), suit or rank wrong, other."""
-    what = error.split(": ", 1)[1]
+    what = error.split(": ", 1)[1].removesuffix(" (flagged)").removesuffix(" (a mismatch shown)")
     if what.endswith(" missed"):
         return "missed " + ("play" if what.startswith("cards_played") else "clear")
     if what.startswith("extra "):
@@ -253,6 +264,18 @@ def error_kind(error: str) -> str:
     return "other"
 
 
+#: the decisions a person is asked to check, counted by `score_events`
+FLAG_KEYS = ("wrong_plays", "wrong_flagged", "extra_flagged", "right_flagged", "missed_noted")
+
+
+def silent_errors(r: dict) -> int:
+    """The camera's errors no one is told of: wrong plays and extra decisions not flagged for a
+    check, plays missed with no mismatch shown at the moment, clears missed."""
+    missed = r["truth_plays"] - r["right_plays"] - r.get("wrong_plays", 0)
+    return ((r.get("wrong_plays", 0) - r.get("wrong_flagged", 0)) + (r["extra"] - r.get("extra_flagged", 0))
+            + (missed - r.get("missed_noted", 0)) + (r["truth_clears"] - r["right_clears"]))
+
+
 def summarise(rows: list[dict], kind: str) -> dict:
     tp = sum(r["right_plays"] for r in rows)
     prec = tp / max(1, sum(r["got_plays"] for r in rows))
@@ -263,6 +286,8 @@ def summarise(rows: list[dict], kind: str) -> dict:
     return {"detector": kind, "videos": len(rows), "play_precision": prec, "play_recall": rec,
             "clears_right": sum(r["right_clears"] for r in rows), "clears": sum(r["truth_clears"] for r in rows),
             "extra": sum(r["extra"] for r in rows), "perfect_games": sum(r["perfect"] for r in rows),
+            **{k: sum(r.get(k, 0) for r in rows) for k in FLAG_KEYS},
+            "silent_errors": sum(silent_errors(r) for r in rows),
             "latency_median_s": statistics.median(lat) if lat else None,
             "latency_p90_s": float(np.percentile(lat, 90)) if lat else None,
             "fps": fps, "every_frame_fps": every, "speedup": fps / every if every else None,
@@ -351,6 +376,12 @@ def main() -> int:
               f"play precision {s['play_precision']:.4f}, recall {s['play_recall']:.4f} (right cards); "
               f"clears {s['clears_right']}/{s['clears']}; extra decisions {s['extra']}\n"
               f"whole games with no error: {s['perfect_games']}/{s['videos']}\n"
+              f"asked for a check (\"please check\"): {s['wrong_flagged']} of {s['wrong_plays']} plays read with "
+              f"the wrong cards, {s['extra_flagged']} of {s['extra']} extra decisions; {s['right_flagged']} of "
+              f"{sum(r['right_plays'] for r in rows)} right plays; {s['missed_noted']} plays missed with a "
+              f"mismatch shown\n"
+              f"errors no one is told of: {s['silent_errors']} (wrong plays and extra decisions not flagged, "
+              f"plays missed with no mismatch shown, clears missed)\n"
               f"errors by kind: {', '.join(f'{k} {n}' for k, n in s['error_kinds'].items()) or 'none'}\n"
               f"cards chosen by a prior over their top vote: {s['prior_flips'].get('right', 0)} right, "
               f"{s['prior_flips'].get('wrong', 0)} wrong (the top vote was), {s['prior_flips'].get('neither', 0)} "

@@ -969,6 +969,15 @@ class Score:
     got_clears: int = 0
     right_clears: int = 0
     extra: int = 0                # decisions that match nothing (mismatches included)
+    # decisions flagged for a person's check (`low_conf`: the page asks "please check"): the
+    # plays read with the wrong cards and the extra decisions a person is asked about, and the
+    # right plays asked about for nothing
+    # and the plays missed at a moment the page shows a camera mismatch ("please check")
+    wrong_plays: int = 0
+    missed_noted: int = 0
+    wrong_flagged: int = 0
+    extra_flagged: int = 0
+    right_flagged: int = 0
     latencies: list[float] = field(default_factory=list)  # seconds from rest to decision
     errors: list[str] = field(default_factory=list)
 
@@ -1012,14 +1021,23 @@ def score_events(truth: list[dict], got: list[dict], window: float = 3.0) -> Sco
             s.truth_clears += 1
         j = match[i]
         if j is None:
-            s.errors.append(f"t={ev['t_rest']:.2f}: {kind} {' '.join(ev.get('cards', []))} missed")
+            noted = kind == "cards_played" and any(
+                not used[k] and g["type"] == "mismatch" and fits(dict(ev, type="mismatch"), g)
+                for k, g in enumerate(got))
+            s.missed_noted += noted
+            s.errors.append(f"t={ev['t_rest']:.2f}: {kind} {' '.join(ev.get('cards', []))} missed"
+                            + (" (a mismatch shown)" if noted else ""))
             continue
         g = got[j]
         if kind == "cards_played" and sorted(g["cards"]) != sorted(ev["cards"]):
-            s.errors.append(f"t={ev['t_rest']:.2f}: played {' '.join(ev['cards'])}, read {' '.join(g['cards'])}")
+            s.errors.append(f"t={ev['t_rest']:.2f}: played {' '.join(ev['cards'])}, read {' '.join(g['cards'])}"
+                            + (" (flagged)" if g.get("low_conf") else ""))
+            s.wrong_plays += 1
+            s.wrong_flagged += bool(g.get("low_conf"))
             continue
         if kind == "cards_played":
             s.right_plays += 1
+            s.right_flagged += bool(g.get("low_conf"))
         else:
             s.right_clears += 1
         s.latencies.append(g["t"] - ev["t_rest"] + g.get("latency", 0.0))
@@ -1030,5 +1048,7 @@ def score_events(truth: list[dict], got: list[dict], window: float = 3.0) -> Sco
             s.got_clears += 1
         if not used[j]:
             s.extra += 1
-            s.errors.append(f"t={g['t']:.2f}: extra {g['type']} {' '.join(g.get('cards', []))}")
+            s.extra_flagged += bool(g.get("low_conf"))
+            s.errors.append(f"t={g['t']:.2f}: extra {g['type']} {' '.join(g.get('cards', []))}"
+                            + (" (flagged)" if g.get("low_conf") else ""))
     return s

@@ -88,6 +88,11 @@ def test_pipeline_errors_are_tallied_by_kind_from_the_scorers_own_lines():
     kinds = [pipeline.error_kind(e) for e in score_events(truth, got).errors]
     assert kinds == ["short", "long", "suit wrong", "rank wrong", "other", "missed play", "missed clear",
                      "extra mismatch"]
+    # a decision the page asked about is the same kind of error, marked "(flagged)"
+    flagged = [dict(g, low_conf=True) for g in got]
+    lines = score_events(truth, flagged).errors
+    assert [pipeline.error_kind(e) for e in lines] == kinds
+    assert [e.endswith("(flagged)") for e in lines] == [True] * 5 + [False] * 2 + [True]
 
 
 def test_the_priors_choices_are_tallied_against_the_truth_directly():

@@ -138,6 +138,30 @@ def test_an_unsure_camera_read_asks_for_a_check_on_the_rulings_page(server, brow
     page.close()
 
 
+def test_a_play_that_may_be_a_card_short_is_fixed_with_one_tap(server, browser):
+    """The pot watcher read a fanned 7C 7S as "7C" and saw the 7S now and then (meta.maybe_more):
+    the rulings page asks, and one tap corrects the play to both cards."""
+    from playwright.sync_api import expect
+
+    base = server.url
+    api(base, "/setup/api/game", {"players": ["Ann", "Bob"], "dealer": "Bob"})
+    api(base, "/manual/api/events", {"type": "cards_played", "cards": ["7C"], "conf": [0.9], "meta": {
+        "low_conf": True, "maybe_more": ["7S"],
+        "detail": "7S also seen, now and then (one card more under it?); please check"}})
+    page = browser.new_page()
+    page.set_default_timeout(10_000)
+    page.goto(f"{base}/auth?token={TOKEN}&name=Ann&next=/rulings/")
+    fix = page.locator("#e2 .doubt .fix-more")
+    expect(fix).to_contain_text("It was 7♣7♠")
+    fix.click()
+    expect(page.locator("#e2 .fixes")).to_contain_text("really 7♣7♠")
+    expect(page.locator("#e2 .fixes")).to_contain_text("Ann")
+    view = json.loads(urllib.request.urlopen(f"{base}/rulings/data.json?token={TOKEN}", timeout=10).read())
+    fixes = [r["event"] for r in view["entries"] if r["event"]["type"] == "correct"]
+    assert [f["cards"] for f in fixes] == [["7C", "7S"]]
+    page.close()
+
+
 def test_plays_nobody_is_named_for_stay_readable_on_the_live_page(server, browser):
     """An Ace whose target nobody named, the pot taken, then four plays: the live page shows
     the pot that is there, the two latest 'who played?' questions and a line for the rest,

@@ -115,6 +115,20 @@ def test_oracle_and_scoring(short_video):
     wrong[first_play]["cards"] = ["JK"]
     s = score_events(gt, wrong + [{"type": "mismatch", "cards": [], "t": 999.0}])
     assert not s.perfect and s.right_plays == s.truth_plays - 1 and s.extra == 1
+    assert (s.wrong_plays, s.wrong_flagged, s.extra_flagged, s.right_flagged) == (1, 0, 0, 0)
+    # the decisions a person is asked to check: the wrong play, the extra one, one right play
+    wrong[first_play]["low_conf"] = True
+    second = next(i for i, g in enumerate(wrong) if g["type"] == "cards_played" and i != first_play)
+    wrong[second]["low_conf"] = True
+    s = score_events(gt, wrong + [{"type": "mismatch", "cards": [], "t": 999.0, "low_conf": True}])
+    assert (s.wrong_plays, s.wrong_flagged, s.extra_flagged, s.right_flagged) == (1, 1, 1, 1)
+    assert sum(e.endswith("(flagged)") for e in s.errors) == 2
+    # a play missed while the page shows a camera mismatch (two plays read as one) is noted
+    gone = [g for i, g in enumerate(got) if i != first_play]
+    assert score_events(gt, gone).missed_noted == 0
+    noted = gone + [{"type": "mismatch", "cards": ["JK"], "t": got[first_play]["t"], "low_conf": True}]
+    s = score_events(gt, noted)
+    assert s.missed_noted == 1 and s.extra == 1 and any(e.endswith("(a mismatch shown)") for e in s.errors)
     oracle = OracleDetector(read_frames_truth(paths["frames"]), confuse=1.0, seed=1)
     oracle.index = int(round(gt[0]["t_rest"] * 30)) + 2
     dets = oracle.detect(np.zeros((480, 640, 3), np.uint8))

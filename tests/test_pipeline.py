@@ -146,3 +146,45 @@ def test_priors_from_the_referees_view_know_what_may_go_on_the_pot():
     assert nine.weight("5H") < nine.weight("KH") == nine.weight("9D") == nine.weight("2S") == 1.0
     assert nine.weight("9C") == 1.0  # the 9 itself lies on the pot: never weighed down
     assert priors_from_view({"pot": ["9C"]}).fitting is None  # a view without `fits`: no prior
+
+
+def test_a_card_that_shows_after_its_play_was_ruled_corrects_that_play(tmp_path):
+    """The pot watcher amends a play read a card short (`cards_amended`): the pipeline sends
+    it as the camera's correction of that play, by the seq the referee gave it, and the
+    ruling is revised. Frames of a drawn scene written to a real MP4 and read back."""
+    from test_pot_watcher import Scene, _pair_uncovered_late
+
+    s = Scene()
+    _pair_uncovered_late(s, 12)
+    path = tmp_path / "pair.mp4"
+    h, w = s.frames[0].shape[:2]
+    out = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), 30.0, (w, h))
+    for img in s.frames:
+        out.write(img)
+    out.release()
+
+    class Scripted:  # what a detector reads in each frame (the scene's boxes)
+        index = 0
+
+        def see(self, frame):
+            self.index = frame.index
+
+        def detect(self, image):
+            return s.dets[min(self.index, len(s.dets) - 1)]
+
+    det = Scripted()
+    ref = TableReferee()
+    ref.apply({"type": "setup", "players": ["Ann", "Bob"], "dealer": "Bob"})
+    seen = []
+    Pipeline(open_source(str(path)), det, referee=ref.apply, on_event=seen.append, on_frame=det.see).run()
+    assert [p.watch.type for p in seen] == ["cards_played", "cards_amended"]
+    play = next(e for e in ref.log if e["type"] == "cards_played")
+    fix = seen[1].event
+    assert fix["type"] == "correct" and fix["event"] == play["seq"] and fix["cards"] == ["7C", "7S"]
+    assert fix["source"] == "camera" and "7S showed" in fix["meta"]["detail"]
+    revised = [r for r in seen[1].rulings if r.get("kind") == "ruling"]
+    assert revised and revised[-1]["cards"] == ["7C", "7S"] and revised[-1].get("revised")
+    # without a referee's seq to name, the amendment is a note for the operator
+    lone = Pipeline(open_source(str(path)), det, on_frame=det.see)
+    notes = [p.event for p in lone.events()]
+    assert notes[1]["type"] == "note" and notes[1]["meta"]["cards"] == ["7C", "7S"]

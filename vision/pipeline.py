@@ -168,6 +168,7 @@ class Pipeline:
         self._latest: np.ndarray | None = None
         self._latest_lock = threading.Lock()
         self.frame_t: float | None = None
+        self._play_seq: int | None = None  # the seq of the latest play the referee recorded
 
     def _detect(self, image: np.ndarray):
         if self._roi_ok:  # spend the detector's pixels on the pot zone (and a margin)
@@ -197,9 +198,12 @@ class Pipeline:
                 start_t = max(frame.t, sim)
                 self.frame_t = frame.t  # the source's time of the frame being decided on
                 for wev in self.watcher.feed(frame.image, frame.t, frame.index, self._detect):
-                    event = wev.to_log_event()
+                    event = self._amending(wev.to_log_event(), wev)
                     event["t"] = round(self.clock(), 3)
                     rulings = list(self.referee(event) or []) if self.referee is not None else []
+                    if wev.type == "cards_played":  # the play's seq: the newest event in its rulings
+                        self._play_seq = max((r["event"] for r in rulings if isinstance(r, dict)
+                                              and isinstance(r.get("event"), int)), default=None)
                     now = time.perf_counter()
                     pev = PipelineEvent(frame.t, event, rulings, wev, now - arrived,
                                         lag_s=start_t + busy + (now - arrived) - frame.t)
@@ -218,6 +222,16 @@ class Pipeline:
         finally:
             self.stats.seconds = time.perf_counter() - start
             self.source.close()
+
+    def _amending(self, event: dict[str, Any], wev: Any) -> dict[str, Any]:
+        """A `cards_amended` decision as a correction of the play it amends (the seq the
+        referee gave it); with no such seq known, a note for the operator instead."""
+        if wev.type != "cards_amended":
+            return event
+        if self._play_seq is not None:
+            return {**event, "event": self._play_seq}
+        meta = dict(event.get("meta") or {}, cards=list(wev.cards))
+        return {"type": "note", "source": "camera", "text": f"camera: {wev.detail}; please check", "meta": meta}
 
     def _status(self, st: SourceStatus) -> None:
         """The source's health, passed on; after an outage the watcher takes a fresh baseline

@@ -99,6 +99,11 @@ class WatcherConfig:
                                     # the last settled frame is a stray (0: off; `_changed`)
     unchanged_diff: int = 30        # a pixel changed: its grey level moved by more than this
     decks: int = 1
+    late_reads: int = 3             # after a play, read the still scene this many times more
+    late_every: int = 5             # ... one read every this many still frames (0.5 s at 30 fps)
+    late_conf: float = 0.5          # a card of the play's rank seen then this surely was played too
+    mate_vote: float = 0.3          # a play card whose reads lean this much to a card of its rank
+                                    # not played nor on the pot: ask whether it lies under it too
     evidence_dir: Path | None = None
     jpeg_quality: int = 80
     keep_events: int = 200          # `PotWatcher.events` keeps the last this many (a whole
@@ -145,7 +150,8 @@ class Observation:
 
 @dataclass
 class WatchEvent:
-    """A decision of the watcher. `type`: `cards_played`, `pot_cleared` or `mismatch`.
+    """A decision of the watcher. `type`: `cards_played`, `pot_cleared`, `mismatch`, or
+    `cards_amended` (the latest play holds one card more than was read: see `_late_look`).
     `t`: source seconds of the frame that settled it; `t_still`: when motion stopped."""
     type: str
     t: float
@@ -158,6 +164,7 @@ class WatchEvent:
     evidence: dict[str, str] = field(default_factory=dict)
     alternatives: list[dict[str, float]] = field(default_factory=list)
     seat: str | None = None  # the seat zone the arm came from, when seat zones are set
+    maybe_more: list[str] = field(default_factory=list)  # cards that may lie under the play too
 
     def to_log_event(self) -> dict[str, Any]:
         """The event-log object (docs/architecture.md) without `seq`/`t`, which the log adds.
@@ -172,6 +179,10 @@ class WatchEvent:
             ev: dict[str, Any] = {"type": "note", "source": "camera", "text": f"camera mismatch: {self.detail}"}
             meta["mismatch"] = True
             meta["cards"] = list(self.cards)
+        elif self.type == "cards_amended":  # the camera's correction of its own latest play; the
+            # pipeline names that play (`event`), else it stays a note for the operator
+            ev = {"type": "correct", "source": "camera", "cards": list(self.cards)}
+            meta["detail"] = self.detail
         else:
             ev = {"type": self.type, "source": "camera"}
         if self.type == "cards_played":
@@ -179,6 +190,8 @@ class WatchEvent:
             ev["conf"] = [round(float(c), 3) for c in self.conf]
             if self.detail:
                 meta["detail"] = self.detail
+        if self.maybe_more:
+            meta["maybe_more"] = list(self.maybe_more)  # the page offers "it was these too"
         if self.seat:
             meta["seat"] = self.seat  # a hint for the operator, not a `played_by`
         if self.evidence:
@@ -310,6 +323,9 @@ def consensus(reads: Sequence[Sequence[DetectionLike]], priors: Priors, cfg: Wat
         stats["uncertain"] = [max(c["votes"], key=c["votes"].get) for c in clusters if 0 < c["n"] < len(reads)]
     out: list[Observation] = []
     need = max(1, int(np.ceil(cfg.presence * len(reads))))
+    if stats is not None:  # cards seen too seldom to count: a play's half-hidden mate, or a flicker
+        stats["glimpsed"] = [(max(c["votes"], key=c["votes"].get), tuple(c["box"]))
+                             for c in clusters if 0 < c["n"] < need]
     for c in clusters:
         if c["n"] < need:
             continue
@@ -458,6 +474,8 @@ class PotWatcher:
         self.fixtures: dict[str, list[tuple[float, float, float, float]]] = {}
         self._startup = True
         self._startup_seen: list[DetectionLike] = []  # every read of the first scene, zone or not
+        self._glimpsed: list[tuple[str, tuple]] = []
+        self._late: dict | None = None  # a play just decided, looked at again while the scene stays still  # the settling reads' too-seldom cards (`consensus`)
 
     def _priors(self) -> Priors:
         """The referee's priors, with the cards this watcher has seen in the pot counted as on
@@ -607,13 +625,16 @@ class PotWatcher:
         self.last_motion = motion
         if motion > self.cfg.motion_threshold:
             self._still, self._reads, self._done = 0, [], False
+            self._late = None  # the scene moves again: whatever lies there is the next play's
             if self.seats:
                 self._note_seat_motion(small, prev)
             return []
         self._still += 1
         if self._still == 1:
             self._t_still = t
-        if self._done or self._still < self.cfg.still_frames:
+        if self._done:
+            return self._keep(self._late_look(image, t, index, detect)) if self._late is not None else []
+        if self._still < self.cfg.still_frames:
             return []
         ref = self._settled_small if self._settled_small is not None and \
             self._settled_small.shape == small.shape else None
@@ -648,6 +669,7 @@ class PotWatcher:
             self._startup_seen = []
             events = []
         else:
+            self._glimpsed = stats.get("glimpsed", [])
             events = self._decide(self._without_fixtures(obs), image, t, index)
         self._settled_small = small
         self._settled_image = image
@@ -736,10 +758,18 @@ class PotWatcher:
                 if len(cards) > 4 * self.cfg.decks:
                     ev.low_conf = True
                     ev.detail = f"{len(cards)} cards of one rank at once"
+                more = self._maybe_more(play)
+                if more:  # a play read short is the commonest silent error: ask
+                    ev.low_conf, ev.maybe_more = True, more
+                    ev.detail = "; ".join(filter(None, [
+                        ev.detail, f"{' '.join(more)} also seen, now and then (one card more under it?); "
+                                   f"please check"]))
                 self.pot_seen.update(cards)
                 self.stray_seen -= Counter(cards)
                 self.top = cards
                 self._grow_zone(play, image.shape)
+                if self.cfg.late_reads > 0:
+                    self._late = {"play": list(play), "event": ev, "stills": 0, "reads": []}
             else:
                 cards = [o.card for o in new_obs]
                 ev = WatchEvent("mismatch", t, self._t_still, index, cards, [o.conf for o in new_obs], True,
@@ -776,6 +806,66 @@ class PotWatcher:
             self.pot_side[o.card] = min(self.pot_side.get(o.card, np.inf), _side(o.box))
         self.state = obs
         return [ev] if ev is not None else []
+
+    def _late_look(self, image: np.ndarray, t: float, index: int, detect: Detect) -> list[WatchEvent]:
+        """Read the still scene again after a play was decided (every `late_every` frames,
+        `late_reads` times): a card of the play's rank that shows now, read surely in every
+        one of these reads, new to the pot and not where a played card lies, was under the
+        hand that played it (a fanned pair's lower index, uncovered as the hand leaves): the
+        play is amended to hold it (`cards_amended`)."""
+        late, cfg = self._late, self.cfg
+        late["stills"] += 1
+        if late["stills"] % cfg.late_every:
+            return []
+        late["reads"].append([d for d in detect(image) if self.in_zone(d.box, image.shape)])
+        self.detector_calls += 1
+        if len(late["reads"]) < cfg.late_reads:
+            return []
+        self._late = None
+        play = late["play"]
+        cards = [o.card for o in play]
+        rank = rank_of(cards[0])
+        obs = self._without_fixtures(consensus(late["reads"], self._priors(), cfg))
+        def apart(o: Observation, p: Observation) -> bool:  # not a played card, nor its other corner
+            side = min(_side(o.box), _side(p.box))
+            return _iou(o.box, p.box) <= 0.5 and not _other_corner_of(o.box, p.box, side)
+
+        more = [o for o in obs if rank_of(o.card) == rank and o.card not in cards and self.pot_seen[o.card] == 0
+                and o.conf >= cfg.late_conf and not o.low_conf and len(cards) + 1 <= 4 * cfg.decks
+                and all(apart(o, p) for p in play)]
+        if not more:
+            return []
+        add = max(more, key=lambda o: o.conf)
+        first = late["event"]
+        ev = WatchEvent("cards_amended", t, first.t_still, index, cards + [add.card],
+                        list(first.conf) + [add.conf], first.low_conf,
+                        f"{add.card} showed once the hand had gone: it was played with {' '.join(cards)}",
+                        alternatives=list(first.alternatives) + [add.votes])
+        self.pot_seen[add.card] += 1
+        self.top = cards + [add.card]
+        self.state = self.state + [add]
+        self.pot_pos[add.card] = add.box
+        self.pot_side[add.card] = min(self.pot_side.get(add.card, np.inf), _side(add.box))
+        return [ev]
+
+    def _maybe_more(self, play: list[Observation]) -> list[str]:
+        """Cards of the play's rank, not in it nor on the pot before, that the reads half saw:
+        a cluster seen too seldom to count (`consensus`' glimpses), or a same-rank card a play
+        card's reads leaned to (`mate_vote` of its own votes or more). A fanned pair's lower
+        card shows a sliver of its index and is read now and then, or as its mate: the play is
+        read short, the commonest error on the held-out videos, and left unsaid it is silent."""
+        cards = {o.card for o in play}
+        rank = rank_of(play[0].card)
+
+        def fresh(card: str) -> bool:
+            return rank_of(card) == rank and card not in cards and self.pot_seen[card] == 0
+
+        more = [card for card, box in self._glimpsed
+                if fresh(card) and not any(_iou(box, o.box) > 0.5 for o in play)]  # not one misread
+        for o in play:
+            own = o.votes.get(o.card, 0.0)
+            more += [c for c, v in o.votes.items() if fresh(c) and own > 0 and v >= self.cfg.mate_vote * own]
+        return sorted(set(more))
 
     def _changed(self, new_obs: list[Observation], image: np.ndarray) -> tuple[list[Observation], list[Observation]]:
         """(the new cards whose box changed since the last settled frame, those whose box did

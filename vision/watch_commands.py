@@ -108,7 +108,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
             cards = " ".join(w.cards)
             flag = " (low confidence: please check)" if w.low_conf else ""
             text = w.detail if w.type == "mismatch" else _describe(pev.rulings)
-            if w.type == "cards_played" and w.detail:  # e.g. the strays it set aside
+            if w.type in ("cards_played", "cards_amended") and w.detail:  # the strays it set aside, why it amended
                 text += f" [{w.detail}]"
             print(f"{pev.t:8.2f}s  {w.type:12s} {cards:12s}{flag}  {text}", flush=True)
 

@@ -51,10 +51,15 @@
       .sort((a, b) => b[1] - a[1]).slice(0, 2)
       .map(([c, p]) => h("span", { class: "alt", "data-alt": (cards[i] || "?") + " or " + c },
         card(cards[i] || "?", true), " or ", card(c, true), " (" + Math.round(p * 100) + "%) ")));
+    // a card that may lie under the play too (a fanned pair read as one): one tap adds it
+    const more = (m.maybe_more || []).filter((c) => !cards.includes(c));
+    const fix = operator && more.length ? h("button", { type: "button", class: "fix-more", onclick: () =>
+      post("/rulings/api/corrections", { type: "correct", event: ev.seq, cards: cards.concat(more).join(" ") }) },
+      "It was ", cards.concat(more).map((c) => card(c, true))) : null;
     return h("div", { class: "out doubt" }, h("span", { class: "tag check" }, "check"),
       " The camera is unsure of this read" + (m.detail ? ": " + m.detail : "") + ". ",
       others.length ? ["Other likely cards: ", others] : null,
-      "Look at the pot and correct it if it is wrong.");
+      "Look at the pot and correct it if it is wrong.", fix ? [" ", fix] : null);
   }
 
   function evidence(ev) {
