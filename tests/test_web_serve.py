@@ -147,6 +147,13 @@ def test_camera_events_go_through_the_same_path(tmp_path):
     runner.referee(mismatch.to_log_event())
     assert table.log[-1]["type"] == "note" and "taken back" in table.log[-1]["text"]
     assert table.log[-1]["meta"]["cards"] == ["QS"]
+    # the camera amends its play (a QH showed once the hand had gone): a correction of that play
+    amended = WatchEvent("cards_amended", 3.0, 0.8, 90, cards=["QS", "QH"], detail="QH showed once the hand had gone")
+    out = runner.referee(dict(amended.to_log_event(), event=ev["seq"]))
+    fix = table.log[-1]
+    assert fix["type"] == "correct" and fix["source"] == "camera" and fix["event"] == ev["seq"]
+    assert fix["cards"] == ["QS", "QH"] and "showed" in fix["meta"]["detail"]
+    assert [o["cards"] for o in out if o["kind"] == "ruling"] == [["QS", "QH"]]
 
 
 def test_camera_runner_reads_a_real_video_and_shows_frames(tmp_path):
