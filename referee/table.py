@@ -141,6 +141,12 @@ class Game:
                 return frm
 
 
+def _outranks(new: dict, old: dict) -> bool:
+    """Does annotation `new` replace `old` of the same event? The latest wins, except that the
+    camera's own correction (a card it saw late) never replaces a person's: the person looked."""
+    return new.get("source") != "camera" or old.get("source") == "camera"
+
+
 class TableReferee:
     """Referee a real game from its event log.  See the module docstring for the contract."""
 
@@ -178,7 +184,12 @@ class TableReferee:
         ev = validate_event(event, seq=seq, now=time.time())
         self._check(ev)
         if self._needs_rebuild(ev):
-            return self._rebuild_with(ev)
+            out = self._rebuild_with(ev)
+            if ev["type"] == "correct" and (self._annotation("correct", ev["event"]) or ev)["seq"] != ev["seq"]:
+                out.append({"kind": "info", "event": ev["seq"],
+                            "text": f"the camera's correction of event {ev['event']} is not applied: "
+                                    f"a person corrected it already"})
+            return out
         self.log.append(ev)
         self._index(ev)
         try:
@@ -237,8 +248,10 @@ class TableReferee:
     def _index(self, ev: dict) -> None:
         """Remember annotations by the event they refer to (the latest one wins)."""
         if ev["type"] in ANNOTATIONS and "event" in ev:
-            self._ann.setdefault(ev["type"], {})
-            self._ann[ev["type"]][ev["event"]] = ev
+            held = self._ann.setdefault(ev["type"], {})
+            old = held.get(ev["event"])
+            if old is None or old["seq"] in self._voided or _outranks(ev, old):
+                held[ev["event"]] = ev
         if ev["type"] == "void":
             self._voided = _voided(self.log)
 
@@ -249,7 +262,8 @@ class TableReferee:
             return a
         best = None
         for ev in self.log:
-            if ev["type"] == kind and ev.get("event") == seq and ev["seq"] not in self._voided:
+            if ev["type"] == kind and ev.get("event") == seq and ev["seq"] not in self._voided \
+                    and (best is None or _outranks(ev, best)):
                 best = ev
         return best
 

@@ -329,3 +329,24 @@ def test_a_burn_by_a_player_not_named_still_burns_the_pot():
     v = ref.view()
     assert v["pot"] == ["3C"] and v["burns"]["total"] == 1
     assert rulings(outs)[-1]["verdict"] == "legal"
+
+
+def test_the_cameras_own_correction_never_replaces_a_persons():
+    """The camera amends a play it read short (a card that showed once the hand had gone); a
+    person who corrected that play already looked at the cards: theirs stands, and the
+    referee says so. The camera's correction still counts where nobody corrected."""
+    r = TableReferee()
+    r.apply({"type": "setup", "players": ["Ann", "Bob"], "dealer": "Bob"})
+    r.apply({"type": "cards_played", "cards": ["7C"], "source": "camera"})
+    r.apply({"type": "correct", "event": 2, "cards": ["7C", "7H"], "source": "operator"})
+    out = r.apply({"type": "correct", "event": 2, "cards": ["7C", "7S"], "source": "camera"})
+    assert any(o["kind"] == "info" and "not applied" in o["text"] for o in out)
+    assert r.view()["pot"][-2:] == ["7C", "7H"]
+    # voiding the person's correction lets the camera's stand
+    r.apply({"type": "void", "event": 3})
+    assert r.view()["pot"][-2:] == ["7C", "7S"]
+    # the same from the log alone
+    assert TableReferee.replay(r.log).view()["pot"][-2:] == ["7C", "7S"]
+    # a person correcting after the camera wins as ever
+    r.apply({"type": "correct", "event": 2, "cards": ["7C", "7D"], "source": "operator"})
+    assert r.view()["pot"][-2:] == ["7C", "7D"]
