@@ -200,11 +200,12 @@ def run_one(paths: dict[str, Path], kind: str, args) -> dict:
     for p in seen:
         d = {"type": p.watch.type, "cards": p.watch.cards, "t": p.t, "latency": p.lag_s,
              "low_conf": p.watch.low_conf}
-        last = next((g for g in reversed(got) if g["type"] == "cards_played"), None)
-        if p.watch.type == "cards_amended" and last is not None:
-            last.update(d, type="cards_played")  # the play as amended, ruled on when amended
-            continue
-        got.append(d)
+        last = next((g for g in reversed(got) if g["type"] == "cards_played"), None) \
+            if p.watch.type == "cards_amended" else None
+        if last is not None:  # the play as amended, ruled on when amended
+            last.update(d, type="cards_played")
+        else:
+            got.append(d)
     score = score_events(truth.camera_events, got)
     flips = prior_flips(truth.camera_events, [p.watch for p in seen])
     if kind == "oracle":

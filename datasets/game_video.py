@@ -969,15 +969,14 @@ class Score:
     got_clears: int = 0
     right_clears: int = 0
     extra: int = 0                # decisions that match nothing (mismatches included)
-    # decisions flagged for a person's check (`low_conf`: the page asks "please check"): the
-    # plays read with the wrong cards and the extra decisions a person is asked about, and the
-    # right plays asked about for nothing
-    # and the plays missed at a moment the page shows a camera mismatch ("please check")
-    wrong_plays: int = 0
-    missed_noted: int = 0
+    wrong_plays: int = 0          # plays matched in time but read with the wrong cards
+    # what a person is asked to check (`low_conf`: the page says "check"): the wrong plays and
+    # extra decisions asked about, the right plays asked about for nothing, and the plays missed
+    # while a camera mismatch was shown ("please check")
     wrong_flagged: int = 0
     extra_flagged: int = 0
     right_flagged: int = 0
+    missed_noted: int = 0
     latencies: list[float] = field(default_factory=list)  # seconds from rest to decision
     errors: list[str] = field(default_factory=list)
 

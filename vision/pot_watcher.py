@@ -474,8 +474,8 @@ class PotWatcher:
         self.fixtures: dict[str, list[tuple[float, float, float, float]]] = {}
         self._startup = True
         self._startup_seen: list[DetectionLike] = []  # every read of the first scene, zone or not
-        self._glimpsed: list[tuple[str, tuple]] = []
-        self._late: dict | None = None  # a play just decided, looked at again while the scene stays still  # the settling reads' too-seldom cards (`consensus`)
+        self._glimpsed: list[tuple[str, tuple]] = []  # the settling reads' too-seldom cards (`consensus`)
+        self._late: dict | None = None  # a play just decided, looked at again while the scene stays still
 
     def _priors(self) -> Priors:
         """The referee's priors, with the cards this watcher has seen in the pot counted as on
@@ -802,10 +802,18 @@ class PotWatcher:
                                   f"recorded without them: free some disk space")
         self._seat_motion = Counter()
         for o in obs:
-            self.pot_pos[o.card] = o.box
-            self.pot_side[o.card] = min(self.pot_side.get(o.card, np.inf), _side(o.box))
+            self._lies(o)
         self.state = obs
         return [ev] if ev is not None else []
+
+    def _lies(self, o: Observation) -> None:
+        """Remember where pot card `o` lies, and the smallest side it was seen with."""
+        self.pot_pos[o.card] = o.box
+        self.pot_side[o.card] = min(self.pot_side.get(o.card, np.inf), _side(o.box))
+
+    def _unseen_mate(self, card: str, played: Sequence[str]) -> bool:
+        """Is `card` of the play's rank, not in the play, and never seen on this pot?"""
+        return rank_of(card) == rank_of(played[0]) and card not in played and self.pot_seen[card] == 0
 
     def _late_look(self, image: np.ndarray, t: float, index: int, detect: Detect) -> list[WatchEvent]:
         """Read the still scene again after a play was decided (every `late_every` frames,
@@ -824,14 +832,13 @@ class PotWatcher:
         self._late = None
         play = late["play"]
         cards = [o.card for o in play]
-        rank = rank_of(cards[0])
         obs = self._without_fixtures(consensus(late["reads"], self._priors(), cfg))
+
         def apart(o: Observation, p: Observation) -> bool:  # not a played card, nor its other corner
             side = min(_side(o.box), _side(p.box))
             return _iou(o.box, p.box) <= 0.5 and not _other_corner_of(o.box, p.box, side)
 
-        more = [o for o in obs if rank_of(o.card) == rank and o.card not in cards and self.pot_seen[o.card] == 0
-                and o.conf >= cfg.late_conf and not o.low_conf and len(cards) + 1 <= 4 * cfg.decks
+        more = [o for o in obs if self._unseen_mate(o.card, cards) and o.conf >= cfg.late_conf and not o.low_conf and len(cards) + 1 <= 4 * cfg.decks
                 and all(apart(o, p) for p in play)]
         if not more:
             return []
@@ -844,8 +851,7 @@ class PotWatcher:
         self.pot_seen[add.card] += 1
         self.top = cards + [add.card]
         self.state = self.state + [add]
-        self.pot_pos[add.card] = add.box
-        self.pot_side[add.card] = min(self.pot_side.get(add.card, np.inf), _side(add.box))
+        self._lies(add)
         return [ev]
 
     def _maybe_more(self, play: list[Observation]) -> list[str]:
@@ -854,17 +860,13 @@ class PotWatcher:
         card's reads leaned to (`mate_vote` of its own votes or more). A fanned pair's lower
         card shows a sliver of its index and is read now and then, or as its mate: the play is
         read short, the commonest error on the held-out videos, and left unsaid it is silent."""
-        cards = {o.card for o in play}
-        rank = rank_of(play[0].card)
-
-        def fresh(card: str) -> bool:
-            return rank_of(card) == rank and card not in cards and self.pot_seen[card] == 0
-
+        cards = [o.card for o in play]
         more = [card for card, box in self._glimpsed
-                if fresh(card) and not any(_iou(box, o.box) > 0.5 for o in play)]  # not one misread
+                if self._unseen_mate(card, cards) and not any(_iou(box, o.box) > 0.5 for o in play)]  # not one misread
         for o in play:
             own = o.votes.get(o.card, 0.0)
-            more += [c for c, v in o.votes.items() if fresh(c) and own > 0 and v >= self.cfg.mate_vote * own]
+            more += [c for c, v in o.votes.items()
+                     if self._unseen_mate(c, cards) and own > 0 and v >= self.cfg.mate_vote * own]
         return sorted(set(more))
 
     def _changed(self, new_obs: list[Observation], image: np.ndarray) -> tuple[list[Observation], list[Observation]]:
