@@ -162,6 +162,27 @@ def test_a_play_that_may_be_a_card_short_is_fixed_with_one_tap(server, browser):
     page.close()
 
 
+def test_a_camera_mismatch_asks_for_the_play_to_be_entered(server, browser):
+    """Something landed on the pot and the camera read no card (a camera `note` with
+    meta.mismatch): the rulings page says to check and links the operator to manual entry."""
+    from playwright.sync_api import expect
+
+    base = server.url
+    api(base, "/setup/api/game", {"players": ["Ann", "Bob"], "dealer": "Bob"})
+    api(base, "/manual/api/events", {"type": "note", "text": "camera mismatch: something landed on the pot but no "
+                                     "new card could be read", "meta": {"mismatch": True, "cards": []}})
+    api(base, "/manual/api/events", {"type": "note", "text": "the light is bad tonight"})
+    page = browser.new_page()
+    page.set_default_timeout(10_000)
+    page.goto(f"{base}/auth?token={TOKEN}&name=Ann&next=/rulings/")
+    expect(page.locator("#e2 .doubt")).to_contain_text("could not tell what happened")
+    expect(page.locator("#e3")).to_be_visible()
+    expect(page.locator("#e3 .doubt")).to_have_count(0)  # a person's note is no camera mismatch
+    page.locator("#e2 .doubt a.enter-play").click()
+    expect(page).to_have_url(f"{base}/manual/")
+    page.close()
+
+
 def test_plays_nobody_is_named_for_stay_readable_on_the_live_page(server, browser):
     """An Ace whose target nobody named, the pot taken, then four plays: the live page shows
     the pot that is there, the two latest 'who played?' questions and a line for the rest,

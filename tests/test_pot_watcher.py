@@ -722,3 +722,50 @@ def test_the_late_look_ends_when_the_scene_moves_and_can_be_turned_off():
         s.dets[i] = [d for d in s.dets[i] if d.card != "7S"]
     _, events = run(s)
     assert [e.type for e in events] == ["cards_played", "mismatch"]
+
+
+def _unreadable(s: Scene, card: str, landed: int) -> None:
+    """The detector never reads `card` from `landed` on (an unseen deck's queen, say)."""
+    for i in range(landed, len(s.dets)):
+        s.dets[i] = [d for d in s.dets[i] if d.card != card]
+
+
+@pytest.mark.parametrize("on_pot", [False, True])
+def test_a_card_that_lands_unread_is_a_mismatch_not_silence(on_pot):
+    s = Scene()
+    s.still(10)
+    if on_pot:
+        s.play(["4C"], (120, 90))
+        s.still(15)
+    landed = s.play(["QD"], (150, 100))
+    s.still(15)
+    _unreadable(s, "QD", landed)
+    s.reach((150, 110))  # a hand comes near the pot and goes: nothing lands
+    s.leave((150, 110))
+    s.still(15)
+    # the scene's boxes are whole cards, not corner indices: the threshold in those units
+    w, events = run(s, PotWatcher(WatcherConfig(unread_change=0.3)))
+    assert [e.type for e in events] == ["cards_played"] * on_pot + ["mismatch"]
+    ev = events[-1]
+    assert ev.cards == [] and ev.low_conf and "no new card could be read" in ev.detail
+    log = ev.to_log_event()
+    assert log["type"] == "note" and log["meta"]["mismatch"] is True
+    _, off = run(s, PotWatcher(WatcherConfig(unread_change=0)))
+    assert [e.type for e in off] == ["cards_played"] * on_pot
+
+
+def test_a_dimmer_lamp_is_no_unread_card_but_a_card_is():
+    s = Scene()
+    s.still(10)
+    s.play(["JS"], (140, 100))
+    s.still(15)
+    w, events = run(s, PotWatcher(WatcherConfig(unread_change=0.3)))
+    assert [(e.type, e.cards) for e in events] == [("cards_played", ["JS"])]
+    settled = s.frames[-1]
+    dimmer = (settled.astype(np.float32) * 0.6).astype(np.uint8)  # the lamp dims, nothing lands
+    assert w._unread(dimmer, 2.0, 99) is None
+    s.gain = 0.6
+    s.cards.append(("QD", (170, 110)))
+    s.frame()
+    ev = w._unread(s.frames[-1], 2.0, 99)
+    assert ev is not None and ev.type == "mismatch"

@@ -61,6 +61,9 @@ Zone = tuple[float, float, float, float]  # x0, y0, x1, y1 as fractions of width
 DEFAULT_ZONE: Zone = (0.22, 0.2, 0.78, 0.8)
 
 
+#: the grid the unread-change check compares the pot on (pixels across the frame)
+UNREAD_WIDTH = 320
+
 #: the auto zone is placed around the latest this many played cards' boxes
 ZONE_BOXES = 40
 #: played boxes longer than this many times the 90th percentile's do not place the auto zone
@@ -104,6 +107,8 @@ class WatcherConfig:
     late_conf: float = 0.5          # a card of the play's rank seen then this surely was played too
     mate_vote: float = 0.3          # a play card whose reads lean this much to a card of its rank
                                     # not played nor on the pot: ask whether it lies under it too
+    unread_change: float = 1.0      # the pot changed by this many index boxes' area with no card
+                                    # new nor gone: something landed unread, a mismatch (0: off)
     evidence_dir: Path | None = None
     jpeg_quality: int = 80
     keep_events: int = 200          # `PotWatcher.events` keeps the last this many (a whole
@@ -476,6 +481,7 @@ class PotWatcher:
         self._startup_seen: list[DetectionLike] = []  # every read of the first scene, zone or not
         self._glimpsed: list[tuple[str, tuple]] = []  # the settling reads' too-seldom cards (`consensus`)
         self._late: dict | None = None  # a play just decided, looked at again while the scene stays still
+        self._index_areas: deque[float] = deque(maxlen=64)  # the latest index boxes' areas, frame pixels
 
     def _priors(self) -> Priors:
         """The referee's priors, with the cards this watcher has seen in the pot counted as on
@@ -726,6 +732,7 @@ class PotWatcher:
                 if not _same_place(o.box, where) and not _other_corner_of(o.box, where, side):
                     o.low_conf = True
                     new_obs.append(o)
+        rebaselined = self._rebaseline
         if self._rebaseline:
             self._rebaseline = False
             ev = self._outage_event(obs, new_obs, prev_c, cur, t, index)
@@ -789,6 +796,9 @@ class PotWatcher:
                 gone = sorted(missing.elements())
                 ev = WatchEvent("mismatch", t, self._t_still, index, gone, [], True,
                                 f"part of the pot is gone ({' '.join(gone)}) but not all of it; please check")
+        if ev is None and not rebaselined:
+            ev = self._unread(image, t, index)
+        self._index_areas.extend((o.box[2] - o.box[0]) * (o.box[3] - o.box[1]) for o in obs)
         if ev is not None:
             if self._seat_motion:
                 seat, n = self._seat_motion.most_common(1)[0]
@@ -895,6 +905,43 @@ class PotWatcher:
             share = float((cv2.absdiff(a, b) > cfg.unchanged_diff).mean())
             (changed if share >= cfg.unchanged_share else same).append(o)
         return (changed, same) if changed else (new_obs, [])
+
+    def _unread(self, image: np.ndarray, t: float, index: int) -> WatchEvent | None:
+        """A mismatch when the settled pot changed like a card landing although no card is
+        new nor gone: a card the models cannot read (an unseen deck's queen, a card face down)
+        was played, and left unsaid it is a silent error. Changed: its grey level moved by more
+        than `unchanged_diff` after the light's gain is matched, a pixel's shift allowed, over
+        `unread_change` index boxes' area or more (an index box is about a tenth of a card; on
+        held-out videos the plays read as nothing changed 2 or more, the still scenes re-read
+        with nothing played 0)."""
+        prev, cfg = self._settled_image, self.cfg
+        if cfg.unread_change <= 0 or prev is None or prev.shape != image.shape:
+            return None
+        h, w = image.shape[:2]
+        x0, y0, x1, y1 = self.zone_pixels(image.shape)
+        a = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+        b = cv2.cvtColor(prev[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+        f = min(1.0, UNREAD_WIDTH / w)  # a coarse grid: a card is what matters, not its print
+        if f < 1.0:
+            size = (max(1, round(a.shape[1] * f)), max(1, round(a.shape[0] * f)))
+            a, b = (cv2.resize(x, size, interpolation=cv2.INTER_AREA) for x in (a, b))
+        a, b = (cv2.GaussianBlur(x.astype(np.float32), (3, 3), 0) for x in (a, b))
+        b = b * float(np.median((a + 1.0) / (b + 1.0)))  # the light's gain: most of the pot is unchanged
+        sh, sw = a.shape
+        pad = np.pad(b, 1, mode="edge")
+        diff = np.full(a.shape, np.inf, np.float32)
+        for dy in (0, 1, 2):
+            for dx in (0, 1, 2):
+                np.minimum(diff, np.abs(a - pad[dy:dy + sh, dx:dx + sw]), out=diff)
+        moved = cv2.morphologyEx((diff > cfg.unchanged_diff).astype(np.uint8), cv2.MORPH_OPEN,
+                                 np.ones((2, 2), np.uint8))
+        index_area = float(np.median(self._index_areas)) if self._index_areas else 0.0028 * h * h
+        area = float(moved.sum()) / (f * f)
+        if area < cfg.unread_change * index_area:
+            return None
+        return WatchEvent("mismatch", t, self._t_still, index, [], [], True,
+                          "something landed on the pot but no new card could be read (a card the "
+                          "camera cannot read?); please check")
 
     def _forget_pot(self) -> None:
         """The pot is gone: nothing seen in it, nowhere it lay, no top card."""

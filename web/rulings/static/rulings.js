@@ -62,6 +62,16 @@
       "Look at the pot and correct it if it is wrong.", fix ? [" ", fix] : null);
   }
 
+  /* A camera mismatch (meta.mismatch: two plays seen as one, a card gone, a card that landed
+     unread): the camera decided nothing, so a person looks at the photos and enters the play. */
+  function unsure(ev) {
+    if (ev.type !== "note" || !(ev.meta && ev.meta.mismatch)) return null;
+    return h("div", { class: "out doubt" }, h("span", { class: "tag check" }, "check"),
+      " The camera could not tell what happened here. Look at the photos and the pot; if cards were played, ",
+      operator ? h("a", { href: "/manual/", class: "enter-play" }, "enter them on the Manual page") : "the operator enters them",
+      ".");
+  }
+
   function evidence(ev) {
     const e = ev.evidence || {};
     const imgs = ["before", "after"].filter((k) => e[k]).map((k) =>
@@ -105,6 +115,7 @@
           voided.has(ev.seq) ? h("span", { class: "tag void" }, "void") : null,
           h("span", { class: "muted small when" }, " · " + who(ev))),
         doubt(ev),
+        unsure(ev),
         r.outputs.map(output),
         evidence(ev),
         r.fixes.length ? h("div", { class: "fixes small" }, "Changed later: ",
