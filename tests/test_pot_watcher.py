@@ -737,7 +737,7 @@ def test_a_card_that_lands_unread_is_a_mismatch_not_silence(on_pot):
     if on_pot:
         s.play(["4C"], (120, 90))
         s.still(15)
-    landed = s.play(["QD"], (150, 100))
+    landed = s.play(["QD"], (135, 100))  # inside the zone: a card across its edge looks like an arm
     s.still(15)
     _unreadable(s, "QD", landed)
     s.reach((150, 110))  # a hand comes near the pot and goes: nothing lands
@@ -769,3 +769,17 @@ def test_a_dimmer_lamp_is_no_unread_card_but_a_card_is():
     s.frame()
     ev = w._unread(s.frames[-1], 2.0, 99)
     assert ev is not None and ev.type == "mismatch"
+
+
+def test_a_hand_resting_at_the_pot_and_leaving_is_no_unread_card():
+    s = Scene()
+    s.still(10)
+    s.play(["JS"], (140, 100))
+    s.still(15)
+    s.reach((190, 150))
+    s.still(25, arm=(190, 150))  # the hand rests across the zone's edge longer than the watcher waits
+    s.leave((190, 150))
+    s.still(20)
+    w, events = run(s, PotWatcher(WatcherConfig(unread_change=0.3)))
+    assert w.detector_calls > 3 * w.cfg.read_frames + w.cfg.late_reads  # both scenes were read
+    assert [(e.type, e.cards) for e in events] == [("cards_played", ["JS"])]

@@ -482,6 +482,7 @@ class PotWatcher:
         self._glimpsed: list[tuple[str, tuple]] = []  # the settling reads' too-seldom cards (`consensus`)
         self._late: dict | None = None  # a play just decided, looked at again while the scene stays still
         self._index_areas: deque[float] = deque(maxlen=64)  # the latest index boxes' areas, frame pixels
+        self._crossing = False  # the scene being decided differs from the settled one at the zone's edge
 
     def _priors(self) -> Priors:
         """The referee's priors, with the cards this watcher has seen in the pot counted as on
@@ -661,8 +662,9 @@ class PotWatcher:
         if len(self._reads) < self.cfg.max_reads and any(
                 (c not in self.pot_seen and c not in self.stray_seen) or c in self.top for c in stats["uncertain"]):
             return []  # a new or top card flickers between reads: read the still scene again
-        if ref is not None and self._still < self.cfg.hand_patience and self._crosses_border(
-                small, ref, [o.box for o in obs] + [o.box for o in self.state], image.shape):
+        self._crossing = ref is not None and self._crosses_border(
+            small, ref, [o.box for o in obs] + [o.box for o in self.state], image.shape)
+        if self._crossing and self._still < self.cfg.hand_patience:
             # something still reaches in across the zone's edge: wait, keep reading (the
             # scene is still, so every read of this period is a read of the same scene)
             if len(self._reads) > self.cfg.max_reads:
@@ -913,10 +915,11 @@ class PotWatcher:
         than `unchanged_diff` after the light's gain is matched, a pixel's shift allowed, over
         `unread_change` index boxes' area or more (an index box is about a tenth of a card; on
         held-out videos the plays read as nothing changed 2 or more, the still scenes re-read
-        with nothing played 0)."""
+        with nothing played 0). Not when the zone's edge changed too: a hand that rested at the
+        pot when the play was decided, and has gone now, changed the scene with no card."""
         prev, cfg = self._settled_image, self.cfg
-        if cfg.unread_change <= 0 or prev is None or prev.shape != image.shape:
-            return None
+        if cfg.unread_change <= 0 or prev is None or prev.shape != image.shape or self._crossing:
+            return None  # an arm resting at the pot, then or now, changes the scene by itself
         h, w = image.shape[:2]
         x0, y0, x1, y1 = self.zone_pixels(image.shape)
         a = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
