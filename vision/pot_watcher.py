@@ -752,17 +752,19 @@ class PotWatcher:
             self.stray_seen.update(other)  # new later only if read surely
             play, strays = _sure_play(new_obs, self.cfg.stray_ratio)
             if play:
-                strays += unchanged  # named in the play's detail, and kept as strays there
+                strays += unchanged  # kept as strays; not named, nothing changed where they lie
             else:
                 self.stray_seen.update(o.card for o in unchanged)
             if play:
                 cards = [o.card for o in play]
+                self.stray_seen.update(o.card for o in strays)  # new next time only if read surely
+                # a stray where nothing changed is an old card read otherwise, no doubt about the play
+                doubts = [o for o in strays if self._box_change(o, image) >= self.cfg.unchanged_share]
                 ev = WatchEvent("cards_played", t, self._t_still, index, cards,
-                                [o.conf for o in play], any(o.low_conf for o in play) or bool(strays),
+                                [o.conf for o in play], any(o.low_conf for o in play) or bool(doubts),
                                 alternatives=[o.votes for o in play])
-                if strays:  # shown for a check; new next time only if read surely (`stray_seen`)
-                    self.stray_seen.update(o.card for o in strays)
-                    ev.detail = (f"also read, far less sure: {' '.join(o.card for o in strays)} "
+                if doubts:  # shown for a check
+                    ev.detail = (f"also read, far less sure: {' '.join(o.card for o in doubts)} "
                                  f"(a card under it misread?); please check")
                 if len(cards) > 4 * self.cfg.decks:
                     ev.low_conf = True
@@ -891,22 +893,27 @@ class PotWatcher:
         plays right, P 0.901 -> 0.904, extra decisions 47 -> 39, clears 271 -> 272 of 272;
         applied to several ranks only, 932 too but P 0.901 and extra 44. Of the cards the
         watcher reported, 12 of 64 false ones had changed under a tenth, 2 of 1,347 true ones."""
-        prev, cfg = self._settled_image, self.cfg
-        if cfg.unchanged_share <= 0 or prev is None or prev.shape != image.shape or len(new_obs) < 2:
+        if self.cfg.unchanged_share <= 0 or len(new_obs) < 2:
             return new_obs, []
-        h, w = image.shape[:2]
         changed, same = [], []
         for o in new_obs:
-            x0, y0 = max(0, int(o.box[0])), max(0, int(o.box[1]))
-            x1, y1 = min(w, int(np.ceil(o.box[2]))), min(h, int(np.ceil(o.box[3])))
-            if x1 <= x0 or y1 <= y0:
-                changed.append(o)
-                continue
-            a = cv2.cvtColor(prev[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
-            b = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
-            share = float((cv2.absdiff(a, b) > cfg.unchanged_diff).mean())
-            (changed if share >= cfg.unchanged_share else same).append(o)
+            (changed if self._box_change(o, image) >= self.cfg.unchanged_share else same).append(o)
         return (changed, same) if changed else (new_obs, [])
+
+    def _box_change(self, o: Observation, image: np.ndarray) -> float:
+        """The share of `o`'s box whose grey level moved by more than `unchanged_diff` since the
+        last settled frame; 1.0 when there is none to compare with (a change, to be safe)."""
+        prev = self._settled_image
+        if prev is None or prev.shape != image.shape:
+            return 1.0
+        h, w = image.shape[:2]
+        x0, y0 = max(0, int(o.box[0])), max(0, int(o.box[1]))
+        x1, y1 = min(w, int(np.ceil(o.box[2]))), min(h, int(np.ceil(o.box[3])))
+        if x1 <= x0 or y1 <= y0:
+            return 1.0
+        a = cv2.cvtColor(prev[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+        b = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+        return float((cv2.absdiff(a, b) > self.cfg.unchanged_diff).mean())
 
     def _unread(self, image: np.ndarray, t: float, index: int) -> WatchEvent | None:
         """A mismatch when the settled pot changed like a card landing although no card is
