@@ -63,6 +63,9 @@ DEFAULT_ZONE: Zone = (0.22, 0.2, 0.78, 0.8)
 
 #: the grid the unread-change check compares the pot on (pixels across the frame)
 UNREAD_WIDTH = 320
+#: an index box's area, times the frame's height squared, before any was read: a tenth of a
+#: card a fifth of the frame high and 0.7 of that wide (the benchmark's camera)
+INDEX_AREA = 0.1 * 0.2 * 0.14
 
 #: the auto zone is placed around the latest this many played cards' boxes
 ZONE_BOXES = 40
@@ -204,6 +207,18 @@ class WatchEvent:
         if meta:
             ev["meta"] = meta
         return ev
+
+
+def _shift_tolerant_diff(a: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """Per pixel, the least absolute difference from `ref` shifted by up to a pixel each way:
+    a bumped camera moves everything a pixel or two, which is no change in the scene."""
+    sh, sw = a.shape
+    pad = np.pad(ref, 1, mode="edge")
+    diff = np.full(a.shape, np.inf, np.float32)
+    for dy in (0, 1, 2):
+        for dx in (0, 1, 2):
+            np.minimum(diff, np.abs(a - pad[dy:dy + sh, dx:dx + sw]), out=diff)
+    return diff
 
 
 def _holds_centre(a, b) -> bool:
@@ -588,13 +603,7 @@ class PotWatcher:
         xa, xb = int(x0 * sw), min(sw, int(np.ceil(x1 * sw)))
         ya, yb = int(y0 * sh), min(sh, int(np.ceil(y1 * sh)))
         r = self.cfg.ring_px
-        # shift-tolerant difference: a bumped camera moves everything a pixel or two
-        pad = np.pad(ref, 1, mode="edge")
-        diff = np.full(small.shape, np.inf, np.float32)
-        for dy in (0, 1, 2):
-            for dx in (0, 1, 2):
-                np.minimum(diff, np.abs(small - pad[dy:dy + sh, dx:dx + sw]), out=diff)
-        changed = diff > self.cfg.ring_diff
+        changed = _shift_tolerant_diff(small, ref) > self.cfg.ring_diff
         if boxes and shape is not None:
             fx, fy = sw / shape[1], sh / shape[0]
             for b in boxes:  # a card lying across the edge is not an arm
@@ -937,15 +946,9 @@ class PotWatcher:
             a, b = (cv2.resize(x, size, interpolation=cv2.INTER_AREA) for x in (a, b))
         a, b = (cv2.GaussianBlur(x.astype(np.float32), (3, 3), 0) for x in (a, b))
         b = b * float(np.median((a + 1.0) / (b + 1.0)))  # the light's gain: most of the pot is unchanged
-        sh, sw = a.shape
-        pad = np.pad(b, 1, mode="edge")
-        diff = np.full(a.shape, np.inf, np.float32)
-        for dy in (0, 1, 2):
-            for dx in (0, 1, 2):
-                np.minimum(diff, np.abs(a - pad[dy:dy + sh, dx:dx + sw]), out=diff)
-        moved = cv2.morphologyEx((diff > cfg.unchanged_diff).astype(np.uint8), cv2.MORPH_OPEN,
-                                 np.ones((2, 2), np.uint8))
-        index_area = float(np.median(self._index_areas)) if self._index_areas else 0.0028 * h * h
+        moved = cv2.morphologyEx((_shift_tolerant_diff(a, b) > cfg.unchanged_diff).astype(np.uint8),
+                                 cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        index_area = float(np.median(self._index_areas)) if self._index_areas else INDEX_AREA * h * h
         area = float(moved.sum()) / (f * f)
         if area < cfg.unread_change * index_area:
             return None
