@@ -744,7 +744,7 @@ class PotWatcher:
                     o.low_conf = True
                     new_obs.append(o)
         rebaselined = self._rebaseline
-        if self._rebaseline:
+        if rebaselined:
             self._rebaseline = False
             ev = self._outage_event(obs, new_obs, prev_c, cur, t, index)
         elif not obs or self._only_far_leftovers(obs, prev):
@@ -761,14 +761,11 @@ class PotWatcher:
             self.stray_seen.update(other)  # new later only if read surely
             play, strays = _sure_play(new_obs, self.cfg.stray_ratio)
             if play:
-                strays += unchanged  # kept as strays; not named, nothing changed where they lie
-            else:
-                self.stray_seen.update(o.card for o in unchanged)
-            if play:
                 cards = [o.card for o in play]
-                self.stray_seen.update(o.card for o in strays)  # new next time only if read surely
-                # a stray where nothing changed is an old card read otherwise, no doubt about the play
+                # a stray where nothing changed is an old card read otherwise, no doubt about the
+                # play (`unchanged` are such strays already: `_changed` measured them)
                 doubts = [o for o in strays if self._box_change(o, image) >= self.cfg.unchanged_share]
+                self.stray_seen.update(o.card for o in strays + unchanged)  # new next time only if read surely
                 ev = WatchEvent("cards_played", t, self._t_still, index, cards,
                                 [o.conf for o in play], any(o.low_conf for o in play) or bool(doubts),
                                 alternatives=[o.votes for o in play])
@@ -791,6 +788,7 @@ class PotWatcher:
                 if self.cfg.late_reads > 0:
                     self._late = {"play": list(play), "event": ev, "stills": 0, "reads": []}
             else:
+                self.stray_seen.update(o.card for o in unchanged)
                 cards = [o.card for o in new_obs]
                 ev = WatchEvent("mismatch", t, self._t_still, index, cards, [o.conf for o in new_obs], True,
                                 f"cards of several ranks appeared at once ({' '.join(cards)}): "
@@ -855,13 +853,15 @@ class PotWatcher:
         self._late = None
         play = late["play"]
         cards = [o.card for o in play]
+        if len(cards) >= 4 * cfg.decks:  # every card of the rank is in the play already
+            return []
         obs = self._without_fixtures(consensus(late["reads"], self._priors(), cfg))
 
         def apart(o: Observation, p: Observation) -> bool:  # not a played card, nor its other corner
             side = min(_side(o.box), _side(p.box))
             return _iou(o.box, p.box) <= 0.5 and not _other_corner_of(o.box, p.box, side)
 
-        more = [o for o in obs if self._unseen_mate(o.card, cards) and o.conf >= cfg.late_conf and not o.low_conf and len(cards) + 1 <= 4 * cfg.decks
+        more = [o for o in obs if self._unseen_mate(o.card, cards) and o.conf >= cfg.late_conf and not o.low_conf
                 and all(apart(o, p) for p in play)]
         if not more:
             return []

@@ -40,6 +40,9 @@
       o.next ? h("span", { class: "muted small" }, " next " + o.next) : null);
   }
 
+  /* A line that asks a person to look: the "check" tag, then what to look at. */
+  const check = (...kids) => h("div", { class: "out doubt" }, h("span", { class: "tag check" }, "check"), ...kids);
+
   /* A camera read the watcher was unsure of (meta.low_conf): say so, with why (meta.detail)
      and the other likely cards (meta.reads), so someone looks at the cards and corrects it. */
   function doubt(ev) {
@@ -56,8 +59,7 @@
     const fix = operator && more.length ? h("button", { type: "button", class: "fix-more", onclick: () =>
       post("/rulings/api/corrections", { type: "correct", event: ev.seq, cards: cards.concat(more).join(" ") }) },
       "It was ", cards.concat(more).map((c) => card(c, true))) : null;
-    return h("div", { class: "out doubt" }, h("span", { class: "tag check" }, "check"),
-      " The camera is unsure of this read" + (m.detail ? ": " + m.detail : "") + ". ",
+    return check(" The camera is unsure of this read" + (m.detail ? ": " + m.detail : "") + ". ",
       others.length ? ["Other likely cards: ", others] : null,
       "Look at the pot and correct it if it is wrong.", fix ? [" ", fix] : null);
   }
@@ -66,8 +68,7 @@
      unread): the camera decided nothing, so a person looks at the photos and enters the play. */
   function unsure(ev) {
     if (ev.type !== "note" || !(ev.meta && ev.meta.mismatch)) return null;
-    return h("div", { class: "out doubt" }, h("span", { class: "tag check" }, "check"),
-      " The camera could not tell what happened here. Look at the photos and the pot; if cards were played, ",
+    return check(" The camera could not tell what happened here. Look at the photos and the pot; if cards were played, ",
       operator ? h("a", { href: "/manual/", class: "enter-play" }, "enter them on the Manual page") : "the operator enters them",
       ".");
   }
