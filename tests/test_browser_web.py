@@ -147,7 +147,7 @@ def test_a_play_that_may_be_a_card_short_is_fixed_with_one_tap(server, browser):
     api(base, "/setup/api/game", {"players": ["Ann", "Bob"], "dealer": "Bob"})
     api(base, "/manual/api/events", {"type": "cards_played", "cards": ["7C"], "conf": [0.9], "meta": {
         "low_conf": True, "maybe_more": ["7S"],
-        "detail": "7S also seen, now and then (one card more under it?); please check"}})
+        "detail": "7S also half seen (one card more under it?); please check"}})
     page = browser.new_page()
     page.set_default_timeout(10_000)
     page.goto(f"{base}/auth?token={TOKEN}&name=Ann&next=/rulings/")

@@ -75,6 +75,21 @@ class Detection:
                 "box": [round(float(v), 1) for v in self.box]}
 
 
+class CardReads(list):
+    """`detect()`'s cards (a list of `Detection`), with the frame's every index read kept
+    apart (`indices`: one `Detection` per index box, however unsure), for a caller that looks
+    for what the cards leave out: a fanned pair's lower index, read too faintly to be a card,
+    still says "one card more" (`pot_watcher.PotWatcher._maybe_more`)."""
+
+    def __init__(self, cards: list[Detection], hits: list[IndexHit] = ()):
+        super().__init__(cards)
+        self._hits = list(hits)
+
+    @property
+    def indices(self) -> list[Detection]:
+        return [Detection(h.card, h.conf, h.box, _readings([h])) for h in self._hits]
+
+
 @dataclass
 class IndexHit:
     """One corner index: where, how sure the detector is, what the classifier read."""
@@ -355,11 +370,13 @@ class CardDetector:
         return out
 
     # ---------------------------------------------------------------- cards
-    def detect(self, frame: np.ndarray, roi=None) -> list[Detection]:
-        """One Detection per physical card seen in `frame` (BGR), most confident first."""
+    def detect(self, frame: np.ndarray, roi=None) -> CardReads:
+        """One Detection per physical card seen in `frame` (BGR), most confident first; the
+        index reads they were made of in `.indices`."""
         if frame is None or not hasattr(frame, "shape") or frame.ndim != 3 or frame.shape[2] != 3:
             raise ValueError("detect() needs a BGR image (H x W x 3 numpy array)")
-        return self.cards_of(self.read_indices(frame, roi))
+        hits = self.read_indices(frame, roi)
+        return CardReads(self.cards_of(hits), hits)
 
     def cards_of(self, hits: list[IndexHit]) -> list[Detection]:
         """The physical cards that `read_indices`' hits make, at this detector's settings."""

@@ -110,6 +110,9 @@ class WatcherConfig:
     late_conf: float = 0.5          # a card of the play's rank seen then this surely was played too
     mate_vote: float = 0.3          # a play card whose reads lean this much to a card of its rank
                                     # not played nor on the pot: ask whether it lies under it too
+    faint_mate: float = 0.3         # ... or an index box apart from the play, changed by it (at
+    faint_change: float = 0.3       # least `faint_change` of its pixels), that the classifier
+                                    # gives such a card this much, however unsure (0: off)
     unread_change: float = 1.0      # the pot changed by this many index boxes' area with no card
                                     # new nor gone: something landed unread, a mismatch (0: off)
     evidence_dir: Path | None = None
@@ -258,6 +261,12 @@ def _other_corner(box, card: str, cluster: dict) -> bool:
     if area <= 0 or (cb[2] - cb[0]) * (cb[3] - cb[1]) < 3 * area:
         return False
     return _overlap(box, cb) >= 0.7 * area and _near_corner(box, cb, 1.0)
+
+
+def _apart(box, other, iou: float = 0.5) -> bool:
+    """Is `box` another card's than `other`'s: not the same box, nor its card's other corner?"""
+    side = min(_side(box), _side(other))
+    return _iou(box, other) <= iou and not _other_corner_of(box, other, side)
 
 
 def _near_corner(box, anchor, reach: float) -> bool:
@@ -495,6 +504,7 @@ class PotWatcher:
         self._startup = True
         self._startup_seen: list[DetectionLike] = []  # every read of the first scene, zone or not
         self._glimpsed: list[tuple[str, tuple]] = []  # the settling reads' too-seldom cards (`consensus`)
+        self._indices: list[DetectionLike] = []  # the last read's every index box (`CardReads.indices`)
         self._late: dict | None = None  # a play just decided, looked at again while the scene stays still
         self._index_areas: deque[float] = deque(maxlen=64)  # the latest index boxes' areas, frame pixels
         self._crossing = False  # the scene being decided differs from the settled one at the zone's edge
@@ -658,7 +668,9 @@ class PotWatcher:
             if self._zone_diff(small, ref) < self.cfg.same_scene:
                 self._done = True  # same scene as the settled one: nothing to read
                 return []
-        raw = list(detect(image))
+        raw = detect(image)
+        self._indices = list(getattr(raw, "indices", ()))  # the read's every index box, if given
+        raw = list(raw)
         if self._startup:  # a card at the zone's edge may fall in or out of it from read to read
             self._startup_seen.extend(raw)
         dets = [d for d in raw if self.in_zone(d.box, image.shape)]
@@ -775,11 +787,11 @@ class PotWatcher:
                 if len(cards) > 4 * self.cfg.decks:
                     ev.low_conf = True
                     ev.detail = f"{len(cards)} cards of one rank at once"
-                more = self._maybe_more(play)
+                more = self._maybe_more(play, image)
                 if more:  # a play read short is the commonest silent error: ask
                     ev.low_conf, ev.maybe_more = True, more
                     ev.detail = "; ".join(filter(None, [
-                        ev.detail, f"{' '.join(more)} also seen, now and then (one card more under it?); "
+                        ev.detail, f"{' '.join(more)} also half seen (one card more under it?); "
                                    f"please check"]))
                 self.pot_seen.update(cards)
                 self.stray_seen -= Counter(cards)
@@ -857,12 +869,8 @@ class PotWatcher:
             return []
         obs = self._without_fixtures(consensus(late["reads"], self._priors(), cfg))
 
-        def apart(o: Observation, p: Observation) -> bool:  # not a played card, nor its other corner
-            side = min(_side(o.box), _side(p.box))
-            return _iou(o.box, p.box) <= 0.5 and not _other_corner_of(o.box, p.box, side)
-
         more = [o for o in obs if self._unseen_mate(o.card, cards) and o.conf >= cfg.late_conf and not o.low_conf
-                and all(apart(o, p) for p in play)]
+                and all(_apart(o.box, p.box) for p in play)]
         if not more:
             return []
         add = max(more, key=lambda o: o.conf)
@@ -877,19 +885,29 @@ class PotWatcher:
         self._lies(add)
         return [ev]
 
-    def _maybe_more(self, play: list[Observation]) -> list[str]:
+    def _maybe_more(self, play: list[Observation], image: np.ndarray) -> list[str]:
         """Cards of the play's rank, not in it nor on the pot before, that the reads half saw:
-        a cluster seen too seldom to count (`consensus`' glimpses), or a same-rank card a play
-        card's reads leaned to (`mate_vote` of its own votes or more). A fanned pair's lower
-        card shows a sliver of its index and is read now and then, or as its mate: the play is
-        read short, the commonest error on the held-out videos, and left unsaid it is silent."""
-        cards = [o.card for o in play]
+        a cluster seen too seldom to count (`consensus`' glimpses), a same-rank card a play
+        card's reads leaned to (`mate_vote` of its own votes or more), or an index box of the
+        last read apart from the play's, changed by it, read as no play card but given such a
+        card `faint_mate` or more (`faint_change`). A fanned pair's lower card shows a sliver
+        of its index and is read now and then, faintly, or as its mate: the play is read
+        short, the commonest error on the held-out videos, and left unsaid it is silent."""
+        cards, cfg = [o.card for o in play], self.cfg
         more = [card for card, box in self._glimpsed
                 if self._unseen_mate(card, cards) and not any(_iou(box, o.box) > 0.5 for o in play)]  # not one misread
         for o in play:
             own = o.votes.get(o.card, 0.0)
             more += [c for c, v in o.votes.items()
-                     if self._unseen_mate(c, cards) and own > 0 and v >= self.cfg.mate_vote * own]
+                     if self._unseen_mate(c, cards) and own > 0 and v >= cfg.mate_vote * own]
+        if cfg.faint_mate > 0:
+            for d in self._indices:
+                mates = [c for c, p in (getattr(d, "reads", None) or {}).items()
+                         if p >= cfg.faint_mate and self._unseen_mate(c, cards)]
+                if mates and d.card not in cards and self.in_zone(d.box, image.shape) \
+                        and all(_apart(d.box, o.box, 0.3) for o in play) \
+                        and self._box_change(d, image) >= cfg.faint_change:
+                    more += mates
         return sorted(set(more))
 
     def _changed(self, new_obs: list[Observation], image: np.ndarray) -> tuple[list[Observation], list[Observation]]:
@@ -909,7 +927,7 @@ class PotWatcher:
             (changed if self._box_change(o, image) >= self.cfg.unchanged_share else same).append(o)
         return (changed, same) if changed else (new_obs, [])
 
-    def _box_change(self, o: Observation, image: np.ndarray) -> float:
+    def _box_change(self, o: DetectionLike, image: np.ndarray) -> float:
         """The share of `o`'s box whose grey level moved by more than `unchanged_diff` since the
         last settled frame; 1.0 when there is none to compare with (a change, to be safe)."""
         prev = self._settled_image
