@@ -643,29 +643,6 @@ def test_a_play_whose_reads_lean_to_a_mate_asks_whether_it_lies_under_it_too(rea
     assert ev.low_conf == asks and ("JS also half seen" in ev.detail) == asks
 
 
-@pytest.mark.parametrize("x0, cards, asks", [
-    (165, ["JC", "JH"], True),   # 5 of its 40 px on the new card: barely changed, asked about
-    (160, ["JC", "JH"], False),  # 10 of 40: it changed as a played card's box does
-    (168, ["JC"], False),        # 2 of 40: under `unchanged_share`, an old card read otherwise (a stray)
-])
-def test_a_card_of_a_play_whose_box_barely_changed_asks(x0, cards, asks):
-    """A JC lands and the detector also reads, beside it, a JH where the table barely changed
-    (a card read long: the dev renders' JC read "JH JC", the JH's box 0.16 changed). A card of a
-    play of several whose box changed under `doubt_change` makes the play ask; under
-    `unchanged_share` it is no card of the play at all."""
-    s = Scene()
-    s.still(10)
-    land = s.play(["JC"], (140, 100))
-    s.still(20)
-    phantom = Det("JH", 0.9, (float(x0), 100.0, float(x0 + 40), 144.0))
-    for i in range(land + 8, len(s.frames)):  # once the hand has gone
-        s.dets[i] = s.dets[i] + [phantom]
-    _, events = run(s)
-    (ev,) = events
-    assert sorted(ev.cards) == sorted(cards)
-    assert ev.low_conf == asks and ("JH barely changed where it lies" in ev.detail) == asks
-
-
 def test_a_mate_already_on_the_pot_is_not_asked_about():
     s = Scene()
     s.still(10)

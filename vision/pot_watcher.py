@@ -104,8 +104,6 @@ class WatcherConfig:
     unchanged_share: float = 0.1    # a new card whose box changed less than this share since
                                     # the last settled frame is a stray (0: off; `_changed`)
     unchanged_diff: int = 30        # a pixel changed: its grey level moved by more than this
-    doubt_change: float = 0.2       # a card of a play of several whose box changed less than this
-                                    # (but `unchanged_share` or more) makes the play ask (0: off)
     decks: int = 1
     late_reads: int = 3             # after a play, read the still scene this many times more
     late_every: int = 5             # ... one read every this many still frames (0.5 s at 30 fps)
@@ -779,8 +777,6 @@ class PotWatcher:
                 # a stray where nothing changed is an old card read otherwise, no doubt about the
                 # play (`unchanged` are such strays already: `_changed` measured them)
                 doubts = [o for o in strays if self._box_change(o, image) >= self.cfg.unchanged_share]
-                # a card of several that barely changed: an old card under the play read anew?
-                still = [o.card for o in play if len(play) > 1 and self._box_change(o, image) < self.cfg.doubt_change]
                 self.stray_seen.update(o.card for o in strays + unchanged)  # new next time only if read surely
                 ev = WatchEvent("cards_played", t, self._t_still, index, cards,
                                 [o.conf for o in play], any(o.low_conf for o in play) or bool(doubts),
@@ -788,10 +784,6 @@ class PotWatcher:
                 if doubts:  # shown for a check
                     ev.detail = (f"also read, far less sure: {' '.join(o.card for o in doubts)} "
                                  f"(a card under it misread?); please check")
-                if still:
-                    ev.low_conf = True
-                    ev.detail = "; ".join(filter(None, [ev.detail, f"{' '.join(still)} barely changed where it "
-                                                                   f"lies (an old card read anew?); please check"]))
                 if len(cards) > 4 * self.cfg.decks:
                     ev.low_conf = True
                     ev.detail = f"{len(cards)} cards of one rank at once"
