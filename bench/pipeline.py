@@ -287,6 +287,8 @@ def summarise(rows: list[dict], kind: str) -> dict:
             "extra": sum(r["extra"] for r in rows), "perfect_games": sum(r["perfect"] for r in rows),
             **{k: sum(r.get(k, 0) for r in rows) for k in FLAG_KEYS},
             "silent_errors": sum(silent_errors(r) for r in rows),
+            # games a person could bring to no error by answering the page's checks
+            "told_games": sum(silent_errors(r) == 0 for r in rows),
             "latency_median_s": statistics.median(lat) if lat else None,
             "latency_p90_s": float(np.percentile(lat, 90)) if lat else None,
             "fps": fps, "every_frame_fps": every, "speedup": fps / every if every else None,
@@ -380,7 +382,8 @@ def main() -> int:
               f"{sum(r['right_plays'] for r in rows)} right plays; {s['missed_noted']} plays missed with a "
               f"mismatch shown\n"
               f"errors no one is told of: {s['silent_errors']} (wrong plays and extra decisions not flagged, "
-              f"plays missed with no mismatch shown, clears missed)\n"
+              f"plays missed with no mismatch shown, clears missed); whole games with every error asked "
+              f"about: {s['told_games']}/{s['videos']}\n"
               f"errors by kind: {', '.join(f'{k} {n}' for k, n in s['error_kinds'].items()) or 'none'}\n"
               f"cards chosen by a prior over their top vote: {s['prior_flips'].get('right', 0)} right, "
               f"{s['prior_flips'].get('wrong', 0)} wrong (the top vote was), {s['prior_flips'].get('neither', 0)} "

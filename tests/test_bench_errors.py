@@ -108,3 +108,33 @@ def test_the_priors_choices_are_tallied_against_the_truth_directly():
                  WatchEvent("cards_played", 20.5, 20.2, 600, ["8H"], [0.9], False, alternatives=[{"8H": 0.9}]),
                  WatchEvent("pot_cleared", 30.0, 29.0, 900)]
     assert pipeline.prior_flips(truth, decisions) == {"right": 1, "wrong": 1, "neither": 0}
+
+
+def test_the_untold_errors_and_the_games_with_every_error_asked_about_are_counted():
+    """bench/pipeline.py's "errors no one is told of" and the games a person could bring to no
+    error by answering the checks: a game whose only error was flagged counts, one with a wrong
+    play read surely, or a play missed with no mismatch shown, does not."""
+    from datasets.game_video import score_events
+    pipeline = _load_bench("pipeline")
+    truth = [{"type": "cards_played", "cards": ["7H", "7S"], "t_rest": 1.0},
+             {"type": "cards_played", "cards": ["9C"], "t_rest": 10.0}, {"type": "pot_cleared", "t_rest": 20.0}]
+
+    def row(got):
+        s = score_events(truth, got)
+        return {"truth_plays": s.truth_plays, "got_plays": s.got_plays, "right_plays": s.right_plays,
+                "truth_clears": s.truth_clears, "right_clears": s.right_clears, "extra": s.extra,
+                "perfect": s.perfect, "latencies": s.latencies, "errors": s.errors,
+                **{k: getattr(s, k) for k in pipeline.FLAG_KEYS}, "frames": 900, "fps": 90.0,
+                "every_frame_fps": 10.0, "detector_share": 0.1, "detect_ms": 90.0, "prior_flips": {}}
+
+    clear = {"type": "pot_cleared", "t": 20.5}
+    asked = row([{"type": "cards_played", "cards": ["7H"], "t": 1.5, "low_conf": True},
+                 {"type": "cards_played", "cards": ["9C"], "t": 10.5}, clear])
+    sure = row([{"type": "cards_played", "cards": ["7H"], "t": 1.5},
+                {"type": "cards_played", "cards": ["9C"], "t": 10.5}, clear])
+    missed = row([{"type": "cards_played", "cards": ["7H", "7S"], "t": 1.5}, clear])
+    noted = row([{"type": "cards_played", "cards": ["7H", "7S"], "t": 1.5},
+                 {"type": "mismatch", "cards": [], "t": 10.5, "low_conf": True}, clear])
+    assert [pipeline.silent_errors(r) for r in (asked, sure, missed, noted)] == [0, 1, 1, 0]
+    s = pipeline.summarise([asked, sure, missed, noted], "model")
+    assert s["silent_errors"] == 2 and s["told_games"] == 2 and s["perfect_games"] == 0
