@@ -104,8 +104,6 @@ class WatcherConfig:
     unchanged_share: float = 0.1    # a new card whose box changed less than this share since
                                     # the last settled frame is a stray (0: off; `_changed`)
     unchanged_diff: int = 30        # a pixel changed: its grey level moved by more than this
-    stray_doubt: float = 0.15       # a stray whose box changed at least this share asks for a check
-                                    # (a card under the play misread); less: an old card read otherwise
     decks: int = 1
     late_reads: int = 3             # after a play, read the still scene this many times more
     late_every: int = 5             # ... one read every this many still frames (0.5 s at 30 fps)
@@ -776,9 +774,9 @@ class PotWatcher:
             play, strays = _sure_play(new_obs, self.cfg.stray_ratio)
             if play:
                 cards = [o.card for o in play]
-                # a stray where (almost) nothing changed is an old card read otherwise, no doubt
-                # about the play (`unchanged` are such strays already: `_changed` measured them)
-                doubts = [o for o in strays if self._box_change(o, image) >= self.cfg.stray_doubt]
+                # a stray where nothing changed is an old card read otherwise, no doubt about the
+                # play (`unchanged` are such strays already: `_changed` measured them)
+                doubts = [o for o in strays if self._box_change(o, image) >= self.cfg.unchanged_share]
                 self.stray_seen.update(o.card for o in strays + unchanged)  # new next time only if read surely
                 ev = WatchEvent("cards_played", t, self._t_still, index, cards,
                                 [o.conf for o in play], any(o.low_conf for o in play) or bool(doubts),
