@@ -504,7 +504,7 @@ class PotWatcher:
         self._startup = True
         self._startup_seen: list[DetectionLike] = []  # every read of the first scene, zone or not
         self._glimpsed: list[tuple[str, tuple]] = []  # the settling reads' too-seldom cards (`consensus`)
-        self._indices: list[DetectionLike] = []  # the last read's every index box (`CardReads.indices`)
+        self._last_read: Sequence[DetectionLike] = ()  # the settling read (its `.indices`, if given)
         self._late: dict | None = None  # a play just decided, looked at again while the scene stays still
         self._index_areas: deque[float] = deque(maxlen=64)  # the latest index boxes' areas, frame pixels
         self._crossing = False  # the scene being decided differs from the settled one at the zone's edge
@@ -668,9 +668,8 @@ class PotWatcher:
             if self._zone_diff(small, ref) < self.cfg.same_scene:
                 self._done = True  # same scene as the settled one: nothing to read
                 return []
-        raw = detect(image)
-        self._indices = list(getattr(raw, "indices", ()))  # the read's every index box, if given
-        raw = list(raw)
+        self._last_read = detect(image)  # kept whole: its `.indices` are looked at only when a play is decided
+        raw = list(self._last_read)
         if self._startup:  # a card at the zone's edge may fall in or out of it from read to read
             self._startup_seen.extend(raw)
         dets = [d for d in raw if self.in_zone(d.box, image.shape)]
@@ -901,7 +900,7 @@ class PotWatcher:
             more += [c for c, v in o.votes.items()
                      if self._unseen_mate(c, cards) and own > 0 and v >= cfg.mate_vote * own]
         if cfg.faint_mate > 0:
-            for d in self._indices:
+            for d in getattr(self._last_read, "indices", ()):
                 mates = [c for c, p in (getattr(d, "reads", None) or {}).items()
                          if p >= cfg.faint_mate and self._unseen_mate(c, cards)]
                 if mates and d.card not in cards and self.in_zone(d.box, image.shape) \
