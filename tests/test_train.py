@@ -190,3 +190,22 @@ def test_exporting_the_detector_leaves_the_onnx_beside_its_weights_alone(tmp_pat
     import onnx
     dims = [d.dim_value for d in onnx.load(str(out)).graph.input[0].type.tensor_type.shape.dim]
     assert dims[2:] == [64, 64]
+
+
+def test_training_videos_are_the_same_rendered_by_one_process_or_several(tmp_path):
+    """Stage videodet and videocrops render their videos on `--workers` processes; each video
+    is fixed by its seed, so the boxes they learn from do not depend on how many."""
+    import gzip
+
+    from vision.train import TrainPlan, render_training_videos
+
+    folders = []
+    for workers in (1, 2):
+        plan = TrainPlan(data=tmp_path / f"w{workers}", video_count=2, video_actions=2,
+                         video_size=(640, 480), workers=workers)
+        folders.append(render_training_videos(plan))
+    names = [sorted(p.name for p in f.glob("*.indices.jsonl.gz")) for f in folders]
+    assert names[0] == names[1] and len(names[0]) == 2
+    for name in names[0]:
+        one, two = (gzip.decompress((f / name).read_bytes()) for f in folders)
+        assert one == two and one.count(b"\n") > 30

@@ -24,6 +24,7 @@ import shutil
 import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
@@ -355,29 +356,45 @@ def training_video_folder(plan: TrainPlan) -> Path:
     return plan.data / (f"train-videos-s{plan.seed}" + ("" if (w, h) == (640, 480) else f"-{w}x{h}"))
 
 
+def _render_training_video(spec_kwargs: dict, path: Path) -> str:
+    """One training video with each corner index's box (a process pool's job)."""
+    from datasets.game_video import GameRenderer, VideoSpec
+
+    spec = VideoSpec(**spec_kwargs)
+    r = GameRenderer(spec)
+    r.keep_indices = True
+    r.render(path, frames_truth=False)
+    return f"{path.name} ({spec.faces}, {spec.table})"
+
+
 def render_training_videos(plan: TrainPlan, only: Iterable[int] | None = None) -> Path:
     """Render `plan.video_count` short game videos in the training deck styles (never the
     held-out ones the benchmark videos use), with each corner index's box; kept ones are
-    reused."""
+    reused. `plan.workers` processes render at once (a video is one core's work for minutes)."""
     from datasets.faces import training_styles
-    from datasets.game_video import TABLES, GameRenderer, VideoSpec
+    from datasets.game_video import TABLES
 
     folder = training_video_folder(plan)
     styles = list(training_styles())
     w, h = plan.video_size
+    jobs = []
     for k in range(plan.video_count) if only is None else only:
         seed = 7000 + plan.seed * 100 + k
         path = folder / f"train-{seed}.mp4"
         if (folder / f"train-{seed}.indices.jsonl.gz").exists():
             continue
         # the same table in view at any size: a card is a fifth of the frame's height
-        spec = VideoSpec(seed=seed, faces=styles[k % len(styles)], table=TABLES[k % len(TABLES)],
-                         players=["Ann", "Bob", "Cy", "Dee"][:2 + k % 3], max_actions=plan.video_actions,
-                         width=w, height=h, card_height=round(h / 5))
-        r = GameRenderer(spec)
-        r.keep_indices = True
-        r.render(path, frames_truth=False)
-        _say(f"training video {k + 1}/{plan.video_count}: {path.name} ({spec.faces}, {spec.table})")
+        jobs.append((dict(seed=seed, faces=styles[k % len(styles)], table=TABLES[k % len(TABLES)],
+                          players=["Ann", "Bob", "Cy", "Dee"][:2 + k % 3], max_actions=plan.video_actions,
+                          width=w, height=h, card_height=round(h / 5)), path))
+    if plan.workers > 1 and len(jobs) > 1:
+        with ProcessPoolExecutor(min(plan.workers, len(jobs))) as ex:
+            futures = [ex.submit(_render_training_video, *job) for job in jobs]
+            for n, fut in enumerate(as_completed(futures), 1):
+                _say(f"training video {n}/{len(jobs)}: {fut.result()}")
+    else:
+        for n, job in enumerate(jobs, 1):
+            _say(f"training video {n}/{len(jobs)}: {_render_training_video(*job)}")
     return folder
 
 
