@@ -213,14 +213,18 @@ def run_one(paths: dict[str, Path], kind: str, args) -> dict:
     dec_ms, det_ms = every_frame_ms(paths["video"], detector)
     every_fps = 1000.0 / (dec_ms + det_ms) if dec_ms + det_ms > 0 else float("inf")
     return {"video": paths["video"].name, "faces": truth.meta["faces"], "table": truth.meta["table"],
-            "players": len(truth.events[0]["players"]), "frames": stats.frames,
-            "truth_plays": score.truth_plays, "got_plays": score.got_plays, "right_plays": score.right_plays,
+            "players": len(truth.events[0]["players"]), "frames": stats.frames, **score_fields(score),
+            "fps": stats.fps, "detector_share": stats.detector_ratio, "every_frame_fps": every_fps,
+            "detect_ms": det_ms, "decode_ms": dec_ms, "low_conf": sum(p.watch.low_conf for p in seen),
+            "prior_flips": flips}
+
+
+def score_fields(score) -> dict:
+    """A video's row in the report, as far as `score_events` scored it."""
+    return {"truth_plays": score.truth_plays, "got_plays": score.got_plays, "right_plays": score.right_plays,
             "truth_clears": score.truth_clears, "got_clears": score.got_clears, "right_clears": score.right_clears,
             "extra": score.extra, "perfect": score.perfect, "latencies": score.latencies,
             **{k: getattr(score, k) for k in FLAG_KEYS},
-            "fps": stats.fps, "detector_share": stats.detector_ratio, "every_frame_fps": every_fps,
-            "detect_ms": det_ms, "decode_ms": dec_ms, "low_conf": sum(p.watch.low_conf for p in seen),
-            "prior_flips": flips,
             "errors": score.errors}  # all of them in the JSON; the console shows four a video
 
 
@@ -282,13 +286,14 @@ def summarise(rows: list[dict], kind: str) -> dict:
     lat = [x for r in rows for x in r["latencies"]]
     fps = sum(r["frames"] for r in rows) / sum(r["frames"] / r["fps"] for r in rows)
     every = statistics.median(r["every_frame_fps"] for r in rows)
+    silent = [silent_errors(r) for r in rows]
     return {"detector": kind, "videos": len(rows), "play_precision": prec, "play_recall": rec,
             "clears_right": sum(r["right_clears"] for r in rows), "clears": sum(r["truth_clears"] for r in rows),
             "extra": sum(r["extra"] for r in rows), "perfect_games": sum(r["perfect"] for r in rows),
             **{k: sum(r.get(k, 0) for r in rows) for k in FLAG_KEYS},
-            "silent_errors": sum(silent_errors(r) for r in rows),
+            "silent_errors": sum(silent),
             # games a person could bring to no error by answering the page's checks
-            "told_games": sum(silent_errors(r) == 0 for r in rows),
+            "told_games": sum(n == 0 for n in silent),
             "latency_median_s": statistics.median(lat) if lat else None,
             "latency_p90_s": float(np.percentile(lat, 90)) if lat else None,
             "fps": fps, "every_frame_fps": every, "speedup": fps / every if every else None,

@@ -120,11 +120,7 @@ def test_the_untold_errors_and_the_games_with_every_error_asked_about_are_counte
              {"type": "cards_played", "cards": ["9C"], "t_rest": 10.0}, {"type": "pot_cleared", "t_rest": 20.0}]
 
     def row(got):
-        s = score_events(truth, got)
-        return {"truth_plays": s.truth_plays, "got_plays": s.got_plays, "right_plays": s.right_plays,
-                "truth_clears": s.truth_clears, "right_clears": s.right_clears, "extra": s.extra,
-                "perfect": s.perfect, "latencies": s.latencies, "errors": s.errors,
-                **{k: getattr(s, k) for k in pipeline.FLAG_KEYS}, "frames": 900, "fps": 90.0,
+        return {**pipeline.score_fields(score_events(truth, got)), "frames": 900, "fps": 90.0,
                 "every_frame_fps": 10.0, "detector_share": 0.1, "detect_ms": 90.0, "prior_flips": {}}
 
     clear = {"type": "pot_cleared", "t": 20.5}
