@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -81,9 +82,22 @@ class CardReads(list):
     for what the cards leave out: a fanned pair's lower index, read too faintly to be a card,
     still says "one card more" (`pot_watcher.PotWatcher._maybe_more`)."""
 
-    def __init__(self, cards: list[Detection], hits: list[IndexHit] = ()):
+    def __init__(self, cards: list[Detection], hits: list[IndexHit] = (),
+                 reader: Callable[[np.ndarray], list[np.ndarray]] | None = None):
         super().__init__(cards)
         self._hits = list(hits)
+        self._reader = reader
+
+    def read_at(self, boxes) -> list[dict[str, float]]:
+        """The classifier's reads (card -> probability, 0.05 or more) of more boxes of the same
+        frame, where the detector found no index: a fanned card's half-hidden index that the
+        watcher expects beside a played card's (`PotWatcher._lower_cards`). [] per box when
+        this read cannot look again (made without its frame)."""
+        boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+        if self._reader is None or not len(boxes):
+            return [{} for _ in boxes]
+        return [{CLASSES[k]: float(p[k]) for k in np.flatnonzero(p[:NONE_ID] >= 0.05)}
+                for p in self._reader(boxes)]
 
     @property
     def indices(self) -> list[Detection]:
@@ -376,7 +390,7 @@ class CardDetector:
         if frame is None or not hasattr(frame, "shape") or frame.ndim != 3 or frame.shape[2] != 3:
             raise ValueError("detect() needs a BGR image (H x W x 3 numpy array)")
         hits = self.read_indices(frame, roi)
-        return CardReads(self.cards_of(hits), hits)
+        return CardReads(self.cards_of(hits), hits, lambda boxes: self.read_boxes(frame, boxes))
 
     def cards_of(self, hits: list[IndexHit]) -> list[Detection]:
         """The physical cards that `read_indices`' hits make, at this detector's settings."""
