@@ -930,9 +930,11 @@ class PotWatcher:
         apart from them and from the played card's middle (`LOWER_*`), where the play changed
         the scene (`faint_change`). The detector finds no index there (a sliver of a card at
         a played card's edge), so the classifier reads a grid of boxes of the played index's
-        size, and a mate read `lower_conf` or more is a card of the play. The commonest error
-        on the held-out videos is a pair or triple read as one card; on the dev renders this
-        found 9 of 13 such lower cards, and added a card wrongly to 2 of 238 right plays."""
+        size, and a mate read `lower_conf` or more is a card of the play, asked about. A pair
+        or triple read as one card was the commonest error on the held-out videos. On the dev
+        renders (seeds 200-203) this added 15 cards: 10 that were played (plays read short 17
+        -> 5), 2 to plays read right, 3 to plays of a rank already misread; 496 -> 505 of 567
+        plays right (models/MODEL_CARD.md, "A fanned play's lower card")."""
         cfg, cards = self.cfg, [o.card for o in play]
         read_at = getattr(self._last_read, "read_at", None)
         if cfg.lower_reach <= 0 or read_at is None or len(cards) >= 4 * cfg.decks:
