@@ -162,6 +162,31 @@ def test_a_play_that_may_be_a_card_short_is_fixed_with_one_tap(server, browser):
     page.close()
 
 
+def test_a_card_the_camera_added_half_hidden_is_taken_out_with_one_tap(server, browser):
+    """The pot watcher read a 9H's index beside a played 9C where the detector found none and
+    added it (meta.maybe_less): the rulings page asks, and one tap corrects the play to the 9C."""
+    from playwright.sync_api import expect
+
+    base = server.url
+    api(base, "/setup/api/game", {"players": ["Ann", "Bob"], "dealer": "Bob"})
+    api(base, "/manual/api/events", {"type": "cards_played", "cards": ["9C", "9H"], "conf": [0.9, 0.45], "meta": {
+        "low_conf": True, "maybe_less": ["9H"],
+        "detail": "9H read half under it (a fanned card whose index the camera did not find); please check"}})
+    page = browser.new_page()
+    page.set_default_timeout(10_000)
+    page.goto(f"{base}/auth?token={TOKEN}&name=Ann&next=/rulings/")
+    expect(page.locator("#e2 .doubt")).to_contain_text("9H read half under it")
+    expect(page.locator("#e2 .doubt .fix-more")).to_have_count(0)
+    fix = page.locator("#e2 .doubt .fix-less")
+    expect(fix).to_contain_text("It was 9♣")
+    fix.click()
+    expect(page.locator("#e2 .fixes")).to_contain_text("really 9♣")
+    view = json.loads(urllib.request.urlopen(f"{base}/rulings/data.json?token={TOKEN}", timeout=10).read())
+    fixes = [r["event"] for r in view["entries"] if r["event"]["type"] == "correct"]
+    assert [f["cards"] for f in fixes] == [["9C"]]
+    page.close()
+
+
 def test_a_camera_mismatch_asks_for_the_play_to_be_entered(server, browser):
     """Something landed on the pot and the camera read no card (a camera `note` with
     meta.mismatch): the rulings page says to check and links the operator to manual entry."""

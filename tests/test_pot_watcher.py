@@ -775,8 +775,10 @@ def test_a_fanned_pairs_lower_index_is_read_where_the_detector_found_none(under,
     played = [e for e in events if e.type == "cards_played"]
     assert played[-1].cards == (["JC", "JS"] if added else ["JC"])
     assert ("JS read half under it" in played[-1].detail) == added
-    if added:
+    assert played[-1].maybe_less == (["JS"] if added else [])
+    if added:  # the page offers the play without it: one tap, if the camera was wrong
         assert played[-1].low_conf and played[-1].conf[-1] == pytest.approx(0.6)
+        assert played[-1].to_log_event()["meta"]["maybe_less"] == ["JS"]
 
 
 def test_a_read_made_without_its_frame_cannot_look_again():

@@ -184,6 +184,7 @@ class WatchEvent:
     alternatives: list[dict[str, float]] = field(default_factory=list)
     seat: str | None = None  # the seat zone the arm came from, when seat zones are set
     maybe_more: list[str] = field(default_factory=list)  # cards that may lie under the play too
+    maybe_less: list[str] = field(default_factory=list)  # cards of the play read half hidden: maybe not
 
     def to_log_event(self) -> dict[str, Any]:
         """The event-log object (docs/architecture.md) without `seq`/`t`, which the log adds.
@@ -211,6 +212,8 @@ class WatchEvent:
                 meta["detail"] = self.detail
         if self.maybe_more:
             meta["maybe_more"] = list(self.maybe_more)  # the page offers "it was these too"
+        if self.maybe_less:
+            meta["maybe_less"] = list(self.maybe_less)  # ... and "it was these without them"
         if self.seat:
             meta["seat"] = self.seat  # a hint for the operator, not a `played_by`
         if self.evidence:
@@ -794,7 +797,7 @@ class PotWatcher:
                     ev.detail = (f"also read, far less sure: {' '.join(o.card for o in doubts)} "
                                  f"(a card under it misread?); please check")
                 if lower:  # read where no index was found: shown for a check
-                    ev.low_conf = True
+                    ev.low_conf, ev.maybe_less = True, [o.card for o in lower]
                     ev.detail = "; ".join(filter(None, [
                         ev.detail, f"{' '.join(o.card for o in lower)} read half under it (a fanned "
                                    f"card whose index the camera did not find); please check"]))

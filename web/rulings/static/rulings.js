@@ -59,9 +59,15 @@
     const fix = operator && more.length ? h("button", { type: "button", class: "fix-more", onclick: () =>
       post("/rulings/api/corrections", { type: "correct", event: ev.seq, cards: cards.concat(more).join(" ") }) },
       "It was ", cards.concat(more).map((c) => card(c, true))) : null;
+    // a card the camera read half hidden beside the play and added to it: one tap takes it out
+    const less = (m.maybe_less || []).filter((c) => cards.includes(c));
+    const kept = cards.filter((c) => !less.includes(c));
+    const unfix = operator && less.length && kept.length ? h("button", { type: "button", class: "fix-less", onclick: () =>
+      post("/rulings/api/corrections", { type: "correct", event: ev.seq, cards: kept.join(" ") }) },
+      "It was ", kept.map((c) => card(c, true))) : null;
     return check(" The camera is unsure of this read" + (m.detail ? ": " + m.detail : "") + ". ",
       others.length ? ["Other likely cards: ", others] : null,
-      "Look at the pot and correct it if it is wrong.", fix ? [" ", fix] : null);
+      "Look at the pot and correct it if it is wrong.", fix ? [" ", fix] : null, unfix ? [" ", unfix] : null);
   }
 
   /* A camera mismatch (meta.mismatch: two plays seen as one, a card gone, a card that landed
