@@ -114,7 +114,7 @@ class WatcherConfig:
     faint_change: float = 0.3       # least `faint_change` of its pixels), that the classifier
                                     # gives such a card this much, however unsure (0: off)
     lower_reach: float = 2.0        # a fanned play's lower card: its index looked for this many
-    lower_conf: float = 0.4         # index sides around a played card's, added at this much (0: off)
+    lower_conf: float = 0.4         # index sides around a played card's (0: off), added at this much
     unread_change: float = 1.0      # the pot changed by this many index boxes' area with no card
                                     # new nor gone: something landed unread, a mismatch (0: off)
     evidence_dir: Path | None = None
@@ -272,6 +272,40 @@ def _other_corner(box, card: str, cluster: dict) -> bool:
     if area <= 0 or (cb[2] - cb[0]) * (cb[3] - cb[1]) < 3 * area:
         return False
     return _overlap(box, cb) >= 0.7 * area and _near_corner(box, cb, 1.0)
+
+
+def _chebyshev(a, b) -> float:
+    """How far apart two boxes' centres are along x or y, whichever is more."""
+    (ax, ay), (bx, by) = _centre(a), _centre(b)
+    return max(abs(ax - bx), abs(ay - by))
+
+
+def _card_middle(boxes) -> tuple[tuple[float, float], float] | None:
+    """(the middle, the distance between them) of the two index boxes of one card id farthest
+    apart, when they are far enough apart to be one card's two corners; None if not seen so."""
+    pairs = [(np.hypot(*np.subtract(_centre(a), _centre(b))), a, b)
+             for i, a in enumerate(boxes) for b in boxes[i + 1:]]
+    pairs = [p for p in pairs if p[0] > 2.5 * max(_side(p[1]), _side(p[2]))]
+    if not pairs:
+        return None
+    d, a, b = max(pairs, key=lambda p: p[0])
+    return tuple(np.add(_centre(a), _centre(b)) / 2), d
+
+
+def _grid_beside(own, reach: float) -> list[tuple[float, float, float, float]]:
+    """Boxes the size of each of the `own` index boxes, every `LOWER_STEP` of its side up to
+    `reach` sides around it, none nearer any of them than `LOWER_SEP` of its side."""
+    out = []
+    for box in own:
+        s, (cx, cy) = _side(box), _centre(box)
+        hw, hh, n = (box[2] - box[0]) / 2, (box[3] - box[1]) / 2, int(reach / LOWER_STEP)
+        for i in range(-n, n + 1):
+            for j in range(-n, n + 1):
+                x, y = cx + i * LOWER_STEP * s, cy + j * LOWER_STEP * s
+                c = (x - hw, y - hh, x + hw, y + hh)
+                if all(_chebyshev(c, o) >= LOWER_SEP * _side(o) for o in own):
+                    out.append(c)
+    return out
 
 
 def _apart(box, other, iou: float = 0.5) -> bool:
@@ -942,48 +976,22 @@ class PotWatcher:
         read_at = getattr(self._last_read, "read_at", None)
         if cfg.lower_reach <= 0 or read_at is None or len(cards) >= 4 * cfg.decks:
             return []
-        own = [d.box for d in getattr(self._last_read, "indices", ()) if d.card in cards]
-        middles = []  # (centre, distance of its two indices) of each played card seen by both
-        for card in set(cards):
-            boxes = [d.box for d in getattr(self._last_read, "indices", ()) if d.card == card]
-            pairs = [(np.hypot(*np.subtract(_centre(a), _centre(b))), a, b)
-                     for i, a in enumerate(boxes) for b in boxes[i + 1:]]
-            pairs = [p for p in pairs if p[0] > 2.5 * max(_side(p[1]), _side(p[2]))]
-            if pairs:
-                d, a, b = max(pairs, key=lambda p: p[0])
-                middles.append((np.add(_centre(a), _centre(b)) / 2, d))
-        cands = []
-        for box in own:
-            s, (cx, cy) = _side(box), _centre(box)
-            hw, hh = (box[2] - box[0]) / 2, (box[3] - box[1]) / 2
-            n = int(cfg.lower_reach / LOWER_STEP)
-            for i in range(-n, n + 1):
-                for j in range(-n, n + 1):
-                    x, y = cx + i * LOWER_STEP * s, cy + j * LOWER_STEP * s
-                    c = (x - hw, y - hh, x + hw, y + hh)
-                    if any(max(abs(x - ox), abs(y - oy)) < LOWER_SEP * _side(o)
-                           for o in own for ox, oy in [_centre(o)]) \
-                            or any(np.hypot(x - m[0], y - m[1]) < LOWER_INNER * d for m, d in middles) \
-                            or not self.in_zone(c, image.shape) or self._box_change(c, image) < cfg.faint_change:
-                        continue
-                    cands.append(c)
-        if not cands:
-            return []
-        reads = read_at(cands)
+        indices = getattr(self._last_read, "indices", ())
+        own = [d.box for d in indices if d.card in cards]
+        middles = [m for m in (_card_middle([d.box for d in indices if d.card == c]) for c in set(cards)) if m]
+        cands = [c for c in _grid_beside(own, cfg.lower_reach)
+                 if not any(np.hypot(*np.subtract(_centre(c), m)) < LOWER_INNER * d for m, d in middles)
+                 and self.in_zone(c, image.shape) and self._box_change(c, image) >= cfg.faint_change]
+        reads = read_at(cands) if cands else []
         found: list[Observation] = []
-        taken: set[str] = set()
-        while len(cards) + len(found) < 4 * cfg.decks:
-            best = max(((p, card, box) for box, r in zip(cands, reads) for card, p in r.items()
-                        if card not in taken and self._unseen_mate(card, cards)),
-                       default=None, key=lambda x: x[0])
-            if best is None or best[0] < cfg.lower_conf:
+        while cands and len(cards) + len(found) < 4 * cfg.decks:
+            p, card, box = max(((p, card, box) for box, r in zip(cands, reads) for card, p in r.items()
+                                if self._unseen_mate(card, cards) and card not in [o.card for o in found]),
+                               default=(0.0, "", None), key=lambda x: x[0])
+            if p < cfg.lower_conf:
                 break
-            p, card, box = best
             found.append(Observation(card, p, tuple(box), True, {card: p}))
-            taken.add(card)
-            keep = [k for k, b in enumerate(cands)
-                    if max(abs(_centre(b)[0] - _centre(box)[0]), abs(_centre(b)[1] - _centre(box)[1]))
-                    >= LOWER_SEP * _side(box)]
+            keep = [k for k, b in enumerate(cands) if _chebyshev(b, box) >= LOWER_SEP * _side(box)]  # one box a card
             cands, reads = [cands[k] for k in keep], [reads[k] for k in keep]
         return found
 
