@@ -91,8 +91,8 @@ class CardReads(list):
     def read_at(self, boxes) -> list[dict[str, float]]:
         """The classifier's reads (card -> probability, 0.05 or more) of more boxes of the same
         frame, where the detector found no index: a fanned card's half-hidden index that the
-        watcher expects beside a played card's (`PotWatcher._lower_cards`). [] per box when
-        this read cannot look again (made without its frame)."""
+        watcher expects beside a played card's (`PotWatcher._lower_cards`). An empty read per
+        box when this read cannot look again (made without its frame)."""
         boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
         if self._reader is None or not len(boxes):
             return [{} for _ in boxes]

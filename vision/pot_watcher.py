@@ -22,6 +22,10 @@ Why it is built this way:
   go on the pot now is less likely than one that may: `Priors.fitting`, `UNFIT_WEIGHT`, off by
   default) and a read that is weak, contested between frames or overruled by a prior is marked
   `low_conf` so the page can ask for a check.
+* A fanned play's lower card often shows its whole index at the top card's edge where the
+  detector finds none: when a play is decided, the classifier reads index-sized boxes beside
+  the played indices in that frame, and a card of the play's rank read there joins the play,
+  asked about (`_lower_cards`).
 * The settled frame before and after each event is saved as a JPEG with boxes drawn
   (evidence), when an evidence folder is given.
 
