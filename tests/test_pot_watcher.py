@@ -678,15 +678,22 @@ def test_a_card_of_the_play_glimpsed_in_too_few_reads_is_asked_about():
     assert [c for c, _ in stats["glimpsed"]] == ["7S"]
 
 
-def _faint_index(card: str, probs: dict[str, float], box, det_conf: float = 0.1):
-    """One index box as the detector finds it and the classifier reads it (`probs`), however unsure."""
-    from vision.detector import CLASSES, IndexHit
+def _probabilities(probs: dict[str, float]) -> np.ndarray:
+    """The classifier's output for one box that reads `probs`; the rest is `none`."""
+    from vision.detector import CLASSES
 
     p = np.zeros(len(CLASSES), np.float32)
     for c, v in probs.items():
         p[CLASSES.index(c)] = v
-    p[-1] = max(0.0, 1.0 - p.sum())  # the rest is `none`
-    return IndexHit(tuple(float(v) for v in box), det_conf, card, probs[card], p)
+    p[-1] = max(0.0, 1.0 - p.sum())
+    return p
+
+
+def _faint_index(card: str, probs: dict[str, float], box, det_conf: float = 0.1):
+    """One index box as the detector finds it and the classifier reads it (`probs`), however unsure."""
+    from vision.detector import IndexHit
+
+    return IndexHit(tuple(float(v) for v in box), det_conf, card, probs[card], _probabilities(probs))
 
 
 @pytest.mark.parametrize("card, probs, where, asks", [
@@ -726,18 +733,9 @@ def test_a_faint_index_of_a_mate_beside_the_play_asks_whether_it_lies_under_it(c
 def _classifier_reading(card: str, p: float, at: tuple[float, float]):
     """Stands in for the classifier on boxes the detector did not find: `card` at `p` for a box
     centred within 3 px of `at` (a half-hidden index), `none` elsewhere."""
-    from vision.detector import CLASSES
-
     def read(boxes):
-        out = []
-        for b in boxes:
-            probs = np.zeros(len(CLASSES), np.float32)
-            near = np.hypot((b[0] + b[2]) / 2 - at[0], (b[1] + b[3]) / 2 - at[1]) <= 3
-            if near:
-                probs[CLASSES.index(card)] = p
-            probs[-1] = 1.0 - probs.sum()
-            out.append(probs)
-        return out
+        return [_probabilities({card: p} if np.hypot((b[0] + b[2]) / 2 - at[0], (b[1] + b[3]) / 2 - at[1]) <= 3
+                               else {}) for b in boxes]
     return read
 
 
@@ -762,8 +760,7 @@ def test_a_fanned_pairs_lower_index_is_read_where_the_detector_found_none(under,
     if before:
         s.play([before], (200, 150))
         s.still(15)
-    land = s.play([under, "JC"] if under else ["JC"], (140, 100), fan=14) if under else \
-        s.play(["JC"], (154, 100))
+    land = s.play([under, "JC"], (140, 100), fan=14) if under else s.play(["JC"], (154, 100))
     s.still(20)
     jc_index = _faint_index("JC", {"JC": 0.9}, (154, 100, 162, 114), det_conf=0.8)
     reader = _classifier_reading(read_as, p, (144, 107))  # the JS's index, 14 px left of the JC's

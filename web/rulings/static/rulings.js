@@ -54,20 +54,20 @@
       .sort((a, b) => b[1] - a[1]).slice(0, 2)
       .map(([c, p]) => h("span", { class: "alt", "data-alt": (cards[i] || "?") + " or " + c },
         card(cards[i] || "?", true), " or ", card(c, true), " (" + Math.round(p * 100) + "%) ")));
+    // one tap corrects the play to `real`: the operator's, where the camera named a likely fix
+    const oneTap = (cls, real) => operator ? [" ", h("button", { type: "button", class: cls, onclick: () =>
+      post("/rulings/api/corrections", { type: "correct", event: ev.seq, cards: real.join(" ") }) },
+      "It was ", real.map((c) => card(c, true)))] : null;
     // a card that may lie under the play too (a fanned pair read as one): one tap adds it
     const more = (m.maybe_more || []).filter((c) => !cards.includes(c));
-    const fix = operator && more.length ? h("button", { type: "button", class: "fix-more", onclick: () =>
-      post("/rulings/api/corrections", { type: "correct", event: ev.seq, cards: cards.concat(more).join(" ") }) },
-      "It was ", cards.concat(more).map((c) => card(c, true))) : null;
     // a card the camera read half hidden beside the play and added to it: one tap takes it out
     const less = (m.maybe_less || []).filter((c) => cards.includes(c));
     const kept = cards.filter((c) => !less.includes(c));
-    const unfix = operator && less.length && kept.length ? h("button", { type: "button", class: "fix-less", onclick: () =>
-      post("/rulings/api/corrections", { type: "correct", event: ev.seq, cards: kept.join(" ") }) },
-      "It was ", kept.map((c) => card(c, true))) : null;
     return check(" The camera is unsure of this read" + (m.detail ? ": " + m.detail : "") + ". ",
       others.length ? ["Other likely cards: ", others] : null,
-      "Look at the pot and correct it if it is wrong.", fix ? [" ", fix] : null, unfix ? [" ", unfix] : null);
+      "Look at the pot and correct it if it is wrong.",
+      more.length ? oneTap("fix-more", cards.concat(more)) : null,
+      less.length && kept.length ? oneTap("fix-less", kept) : null);
   }
 
   /* A camera mismatch (meta.mismatch: two plays seen as one, a card gone, a card that landed
