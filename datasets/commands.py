@@ -58,8 +58,29 @@ def cmd_synth(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_faces(args: argparse.Namespace) -> int:
+    from datasets.faces import FACE_CACHE_ENV, save_faces
+
+    styles = _styles(args.styles)
+    written = save_faces(list(styles), args.out)
+    size = sum(p.stat().st_size for p in written) / 2**20
+    print(f"cached {len(written)} face styles in {args.out} ({size:.1f} MiB); "
+          f"{FACE_CACHE_ENV}={args.out} makes masta read them from there")
+    return 0
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     sub = get_data_subparsers(subparsers)
+    p = sub.add_parser("faces", help="draw the card faces once, for a machine without their sources",
+                       description="Write every face of the chosen styles (with its corner-index "
+                                   "boxes) to one file per style. With MASTA_FACE_CACHE set to that "
+                                   "folder, masta reads those styles from it: a machine without "
+                                   "../shared/data, cairosvg or the fonts draws the same decks.")
+    p.add_argument("--out", required=True, help="the cache folder")
+    p.add_argument("--styles", default="train",
+                   help="'train' (the default: all but the held-out decks), 'held-out', 'all', "
+                        "or a comma list such as kennard-4color,drawn-03")
+    p.set_defaults(func=cmd_faces)
     p = sub.add_parser("synth", help="synthetic pot images with corner-index labels",
                        description="Draw synthetic pots (piles of cards on tables) with the "
                                    "corner indices that can be read labelled, in YOLO format.")

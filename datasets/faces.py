@@ -48,6 +48,11 @@ HELD_OUT_STYLES = ("knoll", "photo-deck")
 
 FACE_HEIGHT = 352  # pixels; each face keeps its own aspect ratio
 
+#: names a folder of faces drawn once (`masta data faces --out DIR`): styles found there are
+#: read from it instead of from their sources, so that a machine without the shared data,
+#: cairosvg or the fonts (a leased GPU) draws training data from the same decks
+FACE_CACHE_ENV = "MASTA_FACE_CACHE"
+
 Box = tuple[float, float, float, float]
 
 
@@ -66,9 +71,10 @@ def _warn(msg: str) -> None:
 
 
 def face_styles(include_held_out: bool = True) -> list[str]:
-    """Every style whose source is present (drawn styles always are)."""
-    styles = [s for s in VECTOR_STYLES if (SHARED_DATA / "art" / s).is_dir()]
-    if (SHARED_DATA / "faces" / "photo-deck").is_dir():
+    """Every style whose source is present or cached (drawn styles always are)."""
+    cached = set(_cached_styles())
+    styles = [s for s in VECTOR_STYLES if (SHARED_DATA / "art" / s).is_dir() or s in cached]
+    if (SHARED_DATA / "faces" / "photo-deck").is_dir() or "photo-deck" in cached:
         styles.append("photo-deck")
     styles += list(DRAWN_STYLES)
     if not include_held_out:
@@ -88,6 +94,9 @@ def load_face_set(style: str) -> dict[str, np.ndarray]:
 @functools.lru_cache(maxsize=None)
 def load_faces(style: str) -> dict[str, Face]:
     """`{card_id: Face}` for one style; empty (with a message) when its source is missing."""
+    cache = _cache_dir()
+    if cache is not None and (cache / f"{style}.npz").exists():
+        return _load_cached(cache / f"{style}.npz", style)
     if style in VECTOR_STYLES:
         return _load_vector(style)
     if style == "photo-deck":
@@ -95,6 +104,54 @@ def load_faces(style: str) -> dict[str, Face]:
     if style.startswith("drawn-"):
         return _draw_deck(style)
     raise ValueError(f"unknown face style {style!r}: use one of {', '.join(face_styles())}")
+
+
+# --------------------------------------------------------------------------- face cache
+def _cache_dir() -> Path | None:
+    folder = os.environ.get(FACE_CACHE_ENV)
+    return Path(folder) if folder else None
+
+
+def _cached_styles() -> list[str]:
+    cache = _cache_dir()
+    return sorted(p.stem for p in cache.glob("*.npz")) if cache is not None and cache.is_dir() else []
+
+
+def save_faces(styles: list[str], folder: str | Path) -> list[Path]:
+    """Write each style's faces (PNG) and index boxes to `<folder>/<style>.npz` for
+    `MASTA_FACE_CACHE`; a style with no faces here is an error, not an empty file."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for style in styles:
+        faces = load_faces(style)
+        if not faces:
+            raise ValueError(f"face style {style!r} has no faces on this machine: nothing to cache")
+        arrays: dict[str, np.ndarray] = {}
+        for card, f in faces.items():
+            ok, png = cv2.imencode(".png", f.image)
+            if not ok:
+                raise ValueError(f"cannot encode {style} {card}")
+            arrays[f"{card}.png"] = png.reshape(-1)
+            arrays[f"{card}.boxes"] = np.array(f.indices, np.float64).reshape(-1, 4)
+        path = folder / f"{style}.npz"
+        np.savez(path, **arrays)
+        written.append(path)
+    return written
+
+
+def _load_cached(path: Path, style: str) -> dict[str, Face]:
+    faces: dict[str, Face] = {}
+    with np.load(path) as data:
+        for key in sorted(k for k in data.files if k.endswith(".png")):
+            card = key[:-len(".png")]
+            img = cv2.imdecode(data[key], cv2.IMREAD_COLOR)
+            if img is None:
+                raise ValueError(f"{path}: the face of {card} cannot be decoded; write the cache again "
+                                 f"(masta data faces --out {path.parent})")
+            boxes = [tuple(float(v) for v in b) for b in data[f"{card}.boxes"]]
+            faces[card] = Face(card, img, boxes, style)
+    return faces
 
 
 # --------------------------------------------------------------------------- index finding

@@ -251,11 +251,11 @@ def stage_crops(plan: TrainPlan) -> Path:
     return out
 
 
-def _indexed_videos(folder: Path) -> Iterator[tuple[str, list[list[list]]]]:
+def _indexed_videos(folder: Path, stems: list[str] | None = None) -> Iterator[tuple[str, list[list[list]]]]:
     """(stem, per-frame index truth) of each training video rendered with its indices."""
     from datasets.game_video import read_frame_indices
 
-    for stem in _indexed_stems(folder):
+    for stem in _indexed_stems(folder) if stems is None else stems:
         yield stem, read_frame_indices(folder / f"{stem}.indices.jsonl.gz")
 
 
@@ -280,15 +280,16 @@ def _sampled_frames(video: Path, recs: list, every: int, min_indices: int) -> It
 
 
 def video_crops(folder: Path, seed: int, every: int = 6, per_frame: int = 8,
-                neg_per_frame: int = 1) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+                neg_per_frame: int = 1, stems: list[str] | None = None) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Crops of the corner indices in rendered game videos, cut from the encoded video as the
     pipeline cuts them: the small (~12 px), blurred, compressed indices of a table camera,
     which neither the 640 px synthetic pots nor the close real photos show. Per video stem:
     (N, 80, 80, 3) crops and labels, `per_frame` indices of every `every`-th frame plus
-    `neg_per_frame` random `none` crops away from every index."""
+    `neg_per_frame` random `none` crops away from every index; `stems` limits it to those
+    videos."""
     rng = np.random.default_rng(seed)
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    for stem, recs in _indexed_videos(folder):
+    for stem, recs in _indexed_videos(folder, stems):
         xs, ys = [], []
         for img, idx in _sampled_frames(folder / f"{stem}.mp4", recs, every, 1):
             h, w = img.shape[:2]
