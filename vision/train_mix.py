@@ -141,6 +141,10 @@ def _stream(sources: list[CropSource], batch: int, seed: int, lowres: float, wid
 
     class Stream(IterableDataset):
         def __iter__(self):
+            import cv2
+
+            cv2.setNumThreads(1)  # one augmenting process per core: threads inside each oversubscribe
+            torch.set_num_threads(1)
             info = get_worker_info()
             wid = info.id if info is not None else 0
             for xb, yb in _batches(sources, batch, seed * 1000 + wid, lowres, wide):

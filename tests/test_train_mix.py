@@ -1,0 +1,175 @@
+"""The leased-GPU classifier run (vision/train_mix.py) and the face cache it travels with."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from datasets import faces as faces_mod
+from vision.classifier import CLASSES, NONE_ID
+from vision.train_mix import (lr_at, load_sources, onnx_state_dict, pack_crops, prepare, train_mix,
+                              unpack_crops)
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMITTED = ROOT / "models" / "float" / "card_index_classifier.onnx"
+
+
+def _crops(n: int, seed: int, noise: int = 10) -> tuple[np.ndarray, np.ndarray]:
+    """Stored 80 px crops: a dark blob whose place says the label (learnable, not noise)."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 4, n)
+    x = np.full((n, 80, 80, 3), 220, np.uint8)
+    for i, k in enumerate(y):
+        r, c = divmod(int(k), 2)
+        x[i, 20 + r * 24:36 + r * 24, 20 + c * 24:36 + c * 24] = 30
+    x = np.clip(x.astype(int) + rng.integers(-noise, noise + 1, x.shape), 0, 255).astype(np.uint8)
+    return x, y.astype(np.int64)
+
+
+def test_the_committed_onnx_classifier_becomes_the_same_torch_network():
+    import onnxruntime as ort
+    import torch
+
+    from vision.classifier import build_model
+
+    x = np.random.default_rng(3).random((6, 3, 64, 64), dtype=np.float32)
+    sess = ort.InferenceSession(str(COMMITTED))
+    want = sess.run(None, {sess.get_inputs()[0].name: x})[0]
+    net = build_model()
+    net.load_state_dict(onnx_state_dict(COMMITTED))
+    net.eval()
+    got = net(torch.from_numpy(x)).detach().numpy()
+    assert np.abs(got - want).max() < 1e-3
+    assert (got.argmax(1) == want.argmax(1)).all()
+
+
+def test_an_onnx_model_of_another_shape_is_refused_with_what_it_is(tmp_path):
+    import torch
+
+    bad = tmp_path / "bad.onnx"
+    other = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(),
+                                torch.nn.Linear(4, 54))
+    torch.onnx.export(other, torch.zeros(1, 3, 64, 64), str(bad), dynamo=False)
+    with pytest.raises(ValueError, match="not an export of vision.classifier.build_model"):
+        onnx_state_dict(bad)
+
+
+def test_the_rate_warms_up_then_falls_to_nothing_at_the_deadline():
+    rates = [lr_at(f, 1e-3) for f in np.linspace(0, 1, 201)]
+    peak = int(np.argmax(rates))
+    assert 0 < peak < 20  # the warm-up is the first 5%
+    assert rates[0] < rates[peak] / 10
+    after = rates[peak:]
+    assert all(a >= b for a, b in zip(after, after[1:]))
+    assert rates[-1] == pytest.approx(0.0, abs=1e-12) and lr_at(1.5, 1e-3) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_packed_crops_travel_light_and_come_back_close(tmp_path):
+    x, y = _crops(50, 0, noise=2)
+    np.savez(tmp_path / "c.npz", x=x, y=y)
+    packed = pack_crops(tmp_path / "c.npz", tmp_path / "p.npz")
+    assert packed.stat().st_size < (tmp_path / "c.npz").stat().st_size / 2
+    back = np.load(unpack_crops(packed, tmp_path / "u.npz"))
+    assert back["x"].shape == x.shape and (back["y"] == y).all()
+    assert np.abs(back["x"].astype(int) - x).mean() < 3
+
+
+def test_sources_are_mixed_by_share_and_a_file_without_validation_gives_its_first_tenth(tmp_path):
+    x, y = _crops(40, 1)
+    np.savez(tmp_path / "crops-real.npz", x=x, y=y)
+    xs, ys = _crops(30, 2)
+    np.savez(tmp_path / "crops-synth.npz", x=xs, y=ys, xv=xs[:5], yv=ys[:5])
+    src = {s.name: s for s in load_sources(tmp_path, {"synth": 3, "real": 1, "video": 2})}
+    assert set(src) == {"synth", "real"}  # no video file: left out, the shares renormalised
+    assert src["synth"].share == pytest.approx(0.75) and src["real"].share == pytest.approx(0.25)
+    assert len(src["real"].xv) == 4 and (src["real"].xv == x[:4]).all() and len(src["real"].x) == 36
+    with pytest.raises(FileNotFoundError, match="masta train --stages"):
+        load_sources(tmp_path / "empty", {"synth": 1})
+
+
+@pytest.mark.parametrize("from_onnx", [False, True])
+def test_a_short_run_learns_writes_its_weights_and_a_log_and_keeps_folded_norms(tmp_path, from_onnx):
+    import torch
+
+    x, y = _crops(400, 4)
+    xv, yv = _crops(80, 5)
+    np.savez(tmp_path / "crops-synth.npz", x=x, y=y, xv=xv, yv=yv)
+    sources = load_sources(tmp_path, {"synth": 1})
+    out = tmp_path / "cls.pt"
+    train_mix(sources, out, minutes=0.15 if from_onnx else 0.25, lr=3e-3, init=COMMITTED if from_onnx else None,
+              batch=32, workers=0, eval_every=5, log=lambda m: None)
+    st = torch.load(out, map_location="cpu", weights_only=False)
+    log = json.loads(out.with_suffix(".json").read_text())
+    assert log["history"] and log["history"][-1]["crops"] == st["crops"] > 0
+    assert log["sources"]["synth"] == {"train": 400, "val": 80, "share": 1.0}
+    if from_onnx:  # batch norms stay the folded statistics of the export
+        assert torch.allclose(st["model"]["1.running_mean"], torch.zeros(16))
+        assert torch.allclose(st["model"]["1.running_var"], torch.full((16,), 1 - 1e-5))
+    else:  # four easy classes out of 54: far above chance after a few hundred steps
+        assert st["val"]["synth"] > 0.5
+
+
+def test_training_data_is_never_drawn_from_a_held_out_deck(tmp_path):
+    with pytest.raises(ValueError, match="held out"):
+        prepare(tmp_path, ["drawn-00", "knoll"], synth_count=1, video_count=0)
+    assert not (tmp_path / "crops-synth.npz").exists()
+
+
+def test_cached_faces_are_read_back_as_drawn_without_their_source(tmp_path, monkeypatch):
+    want = faces_mod.load_faces("drawn-00")
+    faces_mod.save_faces(["drawn-00"], tmp_path)
+    monkeypatch.setenv(faces_mod.FACE_CACHE_ENV, str(tmp_path))
+    monkeypatch.setattr(faces_mod, "_draw_deck", lambda style: pytest.fail("drew instead of reading the cache"))
+    faces_mod.load_faces.cache_clear()
+    try:
+        got = faces_mod.load_faces("drawn-00")
+        assert sorted(got) == sorted(want)
+        for card, f in want.items():
+            assert (got[card].image == f.image).all()
+            assert np.allclose(got[card].indices, f.indices)
+    finally:
+        faces_mod.load_faces.cache_clear()
+
+
+def test_a_cached_vector_style_counts_as_present_without_the_shared_data(tmp_path, monkeypatch):
+    (tmp_path / "cache").mkdir()
+    x = np.full((10, 8, 3), 255, np.uint8)
+    import cv2
+    np.savez(tmp_path / "cache" / "kennard-4color.npz", **{"AS.png": cv2.imencode(".png", x)[1].reshape(-1),
+                                                          "AS.boxes": np.array([[0, 0, 2, 3]], float)})
+    monkeypatch.setattr(faces_mod, "SHARED_DATA", tmp_path / "nothing")
+    monkeypatch.setenv(faces_mod.FACE_CACHE_ENV, str(tmp_path / "cache"))
+    styles = faces_mod.face_styles()
+    assert "kennard-4color" in styles and "kennard-2color" not in styles and "knoll" not in styles
+
+
+def test_a_damaged_cache_file_says_how_to_make_it_again(tmp_path, monkeypatch):
+    np.savez(tmp_path / "drawn-03.npz", **{"AS.png": np.zeros(20, np.uint8), "AS.boxes": np.zeros((1, 4))})
+    monkeypatch.setenv(faces_mod.FACE_CACHE_ENV, str(tmp_path))
+    faces_mod.load_faces.cache_clear()
+    try:
+        with pytest.raises(ValueError, match="masta data faces --out"):
+            faces_mod.load_faces("drawn-03")
+    finally:
+        faces_mod.load_faces.cache_clear()
+
+
+def test_masta_data_faces_writes_one_file_a_style_and_refuses_an_unknown_one(tmp_path):
+    run = subprocess.run([sys.executable, "-m", "masta", "data", "faces", "--out", str(tmp_path / "c"),
+                          "--styles", "drawn-01"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert [p.name for p in (tmp_path / "c").iterdir()] == ["drawn-01.npz"]
+    assert "MASTA_FACE_CACHE=" in run.stdout
+    bad = subprocess.run([sys.executable, "-m", "masta", "data", "faces", "--out", str(tmp_path / "d"),
+                          "--styles", "drawn-99"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert bad.returncode != 0 and "drawn-99" in (bad.stdout + bad.stderr)
+    assert not (tmp_path / "d").exists()
+
+
+def test_labels_keep_the_classifier_s_classes():
+    assert CLASSES[NONE_ID] == "none" and len(CLASSES) == 54
