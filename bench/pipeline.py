@@ -28,6 +28,7 @@ watcher and the pipeline, never the model, and every line it prints says so.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import statistics
 import sys
@@ -193,7 +194,7 @@ def run_one(paths: dict[str, Path], kind: str, args) -> dict:
 
     seen = []
     pipe = Pipeline(open_source(str(paths["video"])), detector, referee=referee, on_event=seen.append,
-                    config=WatcherConfig(), on_frame=on_frame,
+                    config=watcher_config(args.watcher), on_frame=on_frame,
                     priors_fn=lambda: replace(priors_from_view(ref.view()), unfit_weight=args.unfit_weight))
     stats = pipe.run()
     got = []
@@ -307,6 +308,32 @@ def _f(x) -> str:
     return "n/a" if x is None else f"{x:.3f}"
 
 
+def watcher_config(overrides: list[str] | None) -> WatcherConfig:
+    """`WatcherConfig()` with `name=value` overrides (`--watcher low_conf=0.7`), each a field
+    of its own type, for choosing the watcher's settings on dev renders."""
+    cfg = WatcherConfig()
+    fields = {f.name: f for f in dataclasses.fields(WatcherConfig)}
+    for item in overrides or []:
+        name, sep, value = item.partition("=")
+        name = name.strip()
+        if not sep or name not in fields:
+            raise SystemExit(f"--watcher {item!r}: give name=value with a WatcherConfig field "
+                             f"({', '.join(sorted(fields))})")
+        old = getattr(cfg, name)
+        try:
+            if isinstance(old, bool):
+                new = {"true": True, "1": True, "false": False, "0": False}[value.strip().lower()]
+            elif isinstance(old, (int, float)):
+                new = type(old)(float(value))
+            else:
+                raise SystemExit(f"--watcher {item!r}: {name} is a {type(old).__name__}, "
+                                 "not a number or true/false")
+        except (ValueError, KeyError):
+            raise SystemExit(f"--watcher {item!r}: {name} takes a {type(old).__name__}") from None
+        cfg = replace(cfg, **{name: new})
+    return cfg
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--videos", default=None, help="where the videos live (default data/bench-videos, "
@@ -339,6 +366,9 @@ def main() -> int:
     ap.add_argument("--mate-near", type=float, default=None,
                     help="model: index sizes within which a same-rank card read from a surer card's index "
                          "is dropped (vision.detector.suit_mates; default the detector's, 0 = never)")
+    ap.add_argument("--watcher", action="append", metavar="NAME=VALUE",
+                    help="a pot-watcher setting other than its default (vision.pot_watcher.WatcherConfig), "
+                         "e.g. --watcher low_conf=0.7; repeatable. The report records them")
     ap.add_argument("--render-only", action="store_true")
     ap.add_argument("--out", default="runs/bench-pipeline.json")
     ap.add_argument("--quiet", action="store_true")
@@ -377,6 +407,7 @@ def main() -> int:
                 print(f"    {e}")
         s = summarise(rows, kind)
         s["taught"] = bool(a.teach) and kind == "model"
+        s["watcher"] = list(a.watcher or [])
         report[kind] = {"summary": s, "videos": rows}
         print(f"-- {label} --\n"
               f"play precision {s['play_precision']:.4f}, recall {s['play_recall']:.4f} (right cards); "

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 spec = importlib.util.spec_from_file_location("detector_errors", ROOT / "bench" / "detector_errors.py")
@@ -134,3 +135,17 @@ def test_the_untold_errors_and_the_games_with_every_error_asked_about_are_counte
     assert [pipeline.silent_errors(r) for r in (asked, sure, missed, noted)] == [0, 1, 1, 0]
     s = pipeline.summarise([asked, sure, missed, noted], "model")
     assert s["silent_errors"] == 2 and s["told_games"] == 2 and s["perfect_games"] == 0
+
+
+def test_pipeline_watcher_settings_are_overridden_by_name_with_their_own_types():
+    """`bench/pipeline.py --watcher low_conf=0.7`: dev renders choose the watcher's settings."""
+    from vision.pot_watcher import WatcherConfig
+
+    pipeline = _load_bench("pipeline")
+    cfg = pipeline.watcher_config(["low_conf=0.7", "still_frames=5"])
+    assert cfg.low_conf == 0.7 and isinstance(cfg.still_frames, int) and cfg.still_frames == 5
+    assert pipeline.watcher_config(None) == WatcherConfig()
+    for bad, says in (("nope=1", "WatcherConfig field"), ("low_conf", "name=value"),
+                      ("low_conf=high", "takes a float")):
+        with pytest.raises(SystemExit, match=says):
+            pipeline.watcher_config([bad])

@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 
 from datasets import faces as faces_mod
-from vision.classifier import CLASSES, NONE_ID
-from vision.train_mix import (lr_at, load_sources, onnx_state_dict, pack_crops, prepare, train_mix,
+from vision.train_mix import (lr_at, load_sources, onnx_state_dict, pack_crops, prepare, soup, train_mix,
                               unpack_crops)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,6 +56,28 @@ def test_an_onnx_model_of_another_shape_is_refused_with_what_it_is(tmp_path):
     torch.onnx.export(other, torch.zeros(1, 3, 64, 64), str(bad), dynamo=False)
     with pytest.raises(ValueError, match="not an export of vision.classifier.build_model"):
         onnx_state_dict(bad)
+
+
+def test_a_soup_is_the_weighted_mean_of_two_models_of_one_network(tmp_path):
+    import torch
+
+    from vision.classifier import build_model
+
+    base = onnx_state_dict(COMMITTED)
+    other = {k: v + 1.0 if v.is_floating_point() else v for k, v in base.items()}
+    torch.save({"model": other}, tmp_path / "b.pt")
+    out = soup(COMMITTED, tmp_path / "b.pt", 0.25, tmp_path / "s.pt")
+    got = torch.load(out, map_location="cpu", weights_only=False)
+    assert torch.allclose(got["model"]["0.weight"], base["0.weight"] + 0.25, atol=1e-6)
+    assert got["soup"]["weight"] == 0.25
+    build_model().load_state_dict(got["model"])  # still the classifier's network
+    small = {k: v[:1] if v.dim() else v for k, v in base.items()}
+    torch.save({"model": small}, tmp_path / "small.pt")
+    with pytest.raises(ValueError, match="not the same network"):
+        soup(COMMITTED, tmp_path / "small.pt", 0.5, tmp_path / "x.pt")
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        soup(COMMITTED, tmp_path / "b.pt", 1.5, tmp_path / "x.pt")
+    assert not (tmp_path / "x.pt").exists()
 
 
 def test_the_rate_warms_up_then_falls_to_nothing_at_the_deadline():
@@ -171,5 +192,8 @@ def test_masta_data_faces_writes_one_file_a_style_and_refuses_an_unknown_one(tmp
     assert not (tmp_path / "d").exists()
 
 
-def test_labels_keep_the_classifier_s_classes():
-    assert CLASSES[NONE_ID] == "none" and len(CLASSES) == 54
+def test_a_malformed_share_list_is_refused_with_an_example():
+    run = subprocess.run([sys.executable, "-m", "vision.train_mix", "train", "--work", "nowhere", "--out", "x.pt",
+                          "--minutes", "1", "--shares", "synth0.4"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 2 and "synth=0.4,real=0.25" in run.stderr

@@ -243,6 +243,29 @@ def train_mix(sources: list[CropSource], out: Path, minutes: float, lr: float = 
     return out
 
 
+def soup(a: Path, b: Path, weight: float, out: Path) -> Path:
+    """The weights of two classifiers of one lineage averaged, `weight` of `b` (a `.pt` or
+    an exported `.onnx` each): a fine-tune's gain on unseen decks, half kept, with half of what
+    its start knew (one fine-tune from the committed model, two weights, one network)."""
+    import torch
+
+    if not 0.0 <= weight <= 1.0:
+        raise ValueError(f"--weight {weight}: the share of the second model, between 0 and 1")
+
+    def load(p: Path) -> dict:
+        if p.suffix == ".onnx":
+            return onnx_state_dict(p)
+        return torch.load(p, map_location="cpu", weights_only=False)["model"]
+
+    sa, sb = load(Path(a)), load(Path(b))
+    if sa.keys() != sb.keys() or any(sa[k].shape != sb[k].shape for k in sa):
+        raise ValueError(f"{a} and {b} are not the same network: nothing to average")
+    mixed = {k: (sa[k].double() * (1 - weight) + sb[k].double() * weight).to(sa[k].dtype)
+             if sa[k].is_floating_point() else sb[k] for k in sa}
+    torch.save({"model": mixed, "soup": {"a": str(a), "b": str(b), "weight": weight}}, out)
+    return out
+
+
 # --------------------------------------------------------------------------- carried data
 def pack_crops(npz: Path, out: Path, quality: int = 90) -> Path:
     """A crop file as JPEG bytes (about 1.8 KB a crop instead of 19 KB), to travel light."""
@@ -287,6 +310,8 @@ def prepare(work: Path, styles: list[str], synth_count: int, video_count: int,
     `crops-synth.npz` and `crops-video.npz` (the last video validates)."""
     from concurrent.futures import ProcessPoolExecutor
 
+    import cv2
+
     from datasets.faces import HELD_OUT_STYLES
     from datasets.game_video import TABLES
     from datasets.synth import write_dataset
@@ -296,6 +321,7 @@ def prepare(work: Path, styles: list[str], synth_count: int, video_count: int,
     if held:
         raise ValueError(f"{held} are held out to measure unseen decks: never train on them")
     work.mkdir(parents=True, exist_ok=True)
+    cv2.setNumThreads(1)  # the processes forked below inherit it: one thread each, as many as cores
     t0 = time.time()
     w, h = video_size
     vids = work / "videos"
@@ -338,33 +364,48 @@ def main(argv: list[str] | None = None) -> int:
     pk.add_argument("npz", type=Path)
     pk.add_argument("out", type=Path)
     pr = sub.add_parser("prepare", help="synthetic pots and table videos, cut into crop files")
-    pr.add_argument("--work", type=Path, required=True)
+    pr.add_argument("--work", type=Path, required=True, help="the folder the crop files are written to")
     pr.add_argument("--styles", required=True, help="comma list of training face styles")
-    pr.add_argument("--synth-count", type=int, default=4000)
-    pr.add_argument("--video-count", type=int, default=32)
-    pr.add_argument("--video-size", default="1280x720")
-    pr.add_argument("--video-actions", type=int, default=40)
-    pr.add_argument("--workers", type=int, default=16)
-    pr.add_argument("--seed", type=int, default=3)
+    pr.add_argument("--synth-count", type=int, default=4000, help="synthetic pots to draw (default 4000)")
+    pr.add_argument("--video-count", type=int, default=32,
+                    help="table videos to render (default 32; the last one validates)")
+    pr.add_argument("--video-size", default="1280x720", help="their frame size (default 1280x720)")
+    pr.add_argument("--video-actions", type=int, default=40, help="plays, burns and pick-ups a video")
+    pr.add_argument("--workers", type=int, default=16, help="processes drawing at once (default 16)")
+    pr.add_argument("--seed", type=int, default=3, help="random seed of the pots and videos")
     pr.add_argument("--real-packed", type=Path, help="a packed real crop file to unpack into the work folder")
+    sp = sub.add_parser("soup", help="two classifiers' weights averaged (and exported to ONNX)")
+    sp.add_argument("a", type=Path, help="the first model (.pt or exported .onnx)")
+    sp.add_argument("b", type=Path, help="the second model, of the same network")
+    sp.add_argument("--weight", type=float, default=0.5, help="the second model's share (default 0.5)")
+    sp.add_argument("--out", type=Path, required=True, help="the averaged weights (.pt)")
+    sp.add_argument("--onnx", type=Path, help="also export them here")
     tr = sub.add_parser("train", help="one classifier on every crop file of the work folder, by the clock")
-    tr.add_argument("--work", type=Path, required=True)
-    tr.add_argument("--out", type=Path, required=True)
-    tr.add_argument("--minutes", type=float, required=True)
+    tr.add_argument("--work", type=Path, required=True, help="the folder of crops-<source>.npz files")
+    tr.add_argument("--out", type=Path, required=True, help="the weights (.pt), written after each validation")
+    tr.add_argument("--minutes", type=float, required=True, help="wall-clock budget; the schedule ends on it")
     tr.add_argument("--init", type=Path, help="start from these weights (.pt, or an exported .onnx)")
-    tr.add_argument("--lr", type=float, default=3e-3)
-    tr.add_argument("--batch", type=int, default=512)
-    tr.add_argument("--workers", type=int, default=8)
-    tr.add_argument("--shares", default="synth=0.4,real=0.25,video=0.35")
-    tr.add_argument("--lowres", type=float, default=0.3)
-    tr.add_argument("--wide", type=float, default=0.0)
-    tr.add_argument("--seed", type=int, default=1)
-    tr.add_argument("--eval-every", type=float, default=60.0)
+    tr.add_argument("--lr", type=float, default=3e-3, help="peak rate (default 3e-3; 1e-3 from trained weights)")
+    tr.add_argument("--batch", type=int, default=512, help="crops a step (default 512)")
+    tr.add_argument("--workers", type=int, default=8, help="augmenting processes (default 8; one core each)")
+    tr.add_argument("--shares", default="synth=0.4,real=0.25,video=0.35",
+                    help="each source's share of a batch (a missing file is left out)")
+    tr.add_argument("--lowres", type=float, default=0.3, help="share of crops seen shrunk to a 12-40 px index")
+    tr.add_argument("--wide", type=float, default=0.0, help="share of crops cut from a loose, off-centre box")
+    tr.add_argument("--seed", type=int, default=1, help="random seed of the draws")
+    tr.add_argument("--eval-every", type=float, default=60.0, help="seconds between validations (default 60)")
     a = p.parse_args(argv)
     say = lambda m: print(f"[train_mix {time.strftime('%H:%M:%S')}] {m}", flush=True)  # noqa: E731
     if a.verb == "pack":
         pack_crops(a.npz, a.out)
         say(f"packed {a.npz} -> {a.out} ({a.out.stat().st_size / 2**20:.1f} MiB)")
+    elif a.verb == "soup":
+        soup(a.a, a.b, a.weight, a.out)
+        say(f"{a.out}: {1 - a.weight:g} x {a.a} + {a.weight:g} x {a.b}")
+        if a.onnx is not None:
+            from vision.train import export_classifier
+            export_classifier(a.out, a.onnx)
+            say(f"exported {a.onnx}")
     elif a.verb == "prepare":
         if a.real_packed is not None:
             a.work.mkdir(parents=True, exist_ok=True)
@@ -374,7 +415,10 @@ def main(argv: list[str] | None = None) -> int:
         prepare(a.work, [s for s in a.styles.split(",") if s], a.synth_count, a.video_count, (w, h),
                 a.video_actions, a.workers, a.seed, log=say)
     else:
-        shares = {k: float(v) for k, v in (kv.split("=") for kv in a.shares.split(","))}
+        try:
+            shares = {k.strip(): float(v) for k, v in (kv.split("=") for kv in a.shares.split(","))}
+        except ValueError:
+            p.error(f"--shares {a.shares!r}: give source=share pairs, e.g. synth=0.4,real=0.25,video=0.35")
         sources = load_sources(a.work, shares)
         say("sources: " + ", ".join(f"{s.name} {len(s.x)} (+{len(s.xv)} val, share {s.share:.2f})" for s in sources))
         train_mix(sources, a.out, a.minutes, a.lr, a.init, a.batch, a.workers, a.seed, a.lowres, a.wide,
