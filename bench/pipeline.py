@@ -312,7 +312,7 @@ def watcher_config(overrides: list[str] | None) -> WatcherConfig:
     """`WatcherConfig()` with `name=value` overrides (`--watcher low_conf=0.7`), each a field
     of its own type, for choosing the watcher's settings on dev renders."""
     cfg = WatcherConfig()
-    fields = {f.name: f for f in dataclasses.fields(WatcherConfig)}
+    fields = {f.name for f in dataclasses.fields(WatcherConfig)}
     for item in overrides or []:
         name, sep, value = item.partition("=")
         name = name.strip()

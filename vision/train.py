@@ -368,26 +368,32 @@ def _render_training_video(spec_kwargs: dict, path: Path) -> str:
     return f"{path.name} ({spec.faces}, {spec.table})"
 
 
+def training_video_spec(k: int, seed: int, styles: list[str], size: tuple[int, int], actions: int) -> dict:
+    """The `VideoSpec` fields of training video `k` of a set seeded `seed`: its style and table
+    in turn, 2 to 4 players, and the same table in view at any size (a card is a fifth of the
+    frame's height)."""
+    from datasets.game_video import TABLES
+
+    w, h = size
+    return dict(seed=7000 + seed * 100 + k, faces=styles[k % len(styles)], table=TABLES[k % len(TABLES)],
+                players=["Ann", "Bob", "Cy", "Dee"][:2 + k % 3], max_actions=actions,
+                width=w, height=h, card_height=round(h / 5))
+
+
 def render_training_videos(plan: TrainPlan, only: Iterable[int] | None = None) -> Path:
     """Render `plan.video_count` short game videos in the training deck styles (never the
     held-out ones the benchmark videos use), with each corner index's box; kept ones are
     reused. `plan.workers` processes render at once (a video is one core's work for minutes)."""
     from datasets.faces import training_styles
-    from datasets.game_video import TABLES
 
     folder = training_video_folder(plan)
     styles = list(training_styles())
-    w, h = plan.video_size
     jobs = []
     for k in range(plan.video_count) if only is None else only:
-        seed = 7000 + plan.seed * 100 + k
-        path = folder / f"train-{seed}.mp4"
-        if (folder / f"train-{seed}.indices.jsonl.gz").exists():
+        spec = training_video_spec(k, plan.seed, styles, plan.video_size, plan.video_actions)
+        if (folder / f"train-{spec['seed']}.indices.jsonl.gz").exists():
             continue
-        # the same table in view at any size: a card is a fifth of the frame's height
-        jobs.append((dict(seed=seed, faces=styles[k % len(styles)], table=TABLES[k % len(TABLES)],
-                          players=["Ann", "Bob", "Cy", "Dee"][:2 + k % 3], max_actions=plan.video_actions,
-                          width=w, height=h, card_height=round(h / 5)), path))
+        jobs.append((spec, folder / f"train-{spec['seed']}.mp4"))
     if plan.workers > 1 and len(jobs) > 1:
         with ProcessPoolExecutor(min(plan.workers, len(jobs))) as ex:
             futures = [ex.submit(_render_training_video, *job) for job in jobs]

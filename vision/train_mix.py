@@ -110,6 +110,17 @@ def onnx_state_dict(path: Path) -> dict:
     return state
 
 
+def classifier_weights(path: Path) -> tuple[dict, bool]:
+    """(the state dict, whether its batch norms are folded statistics) of a classifier saved as
+    a training checkpoint (`.pt`, `{"model": ...}`) or an ONNX export (`onnx_state_dict`)."""
+    import torch
+
+    path = Path(path)
+    if path.suffix == ".onnx":
+        return onnx_state_dict(path), True
+    return torch.load(path, map_location="cpu", weights_only=False)["model"], False
+
+
 def freeze_norms(model) -> None:
     """Batch norms keep their running statistics (eval mode) while the rest trains."""
     import torch
@@ -176,13 +187,10 @@ def train_mix(sources: list[CropSource], out: Path, minutes: float, lr: float = 
     torch.manual_seed(seed)
     dev = "cuda" if torch.cuda.is_available() else "cpu"
     model = build_model()
-    frozen = False
+    frozen = False  # an ONNX start's batch norms are folded statistics: kept as they are
     if init is not None:
-        if Path(init).suffix == ".onnx":
-            model.load_state_dict(onnx_state_dict(Path(init)))
-            frozen = True  # its batch norms are folded statistics: keep them
-        else:
-            model.load_state_dict(torch.load(init, map_location="cpu", weights_only=False)["model"])
+        state, frozen = classifier_weights(init)
+        model.load_state_dict(state)
     model.to(dev)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     loader = DataLoader(_stream(sources, batch, seed, lowres, wide), batch_size=None,
@@ -252,12 +260,7 @@ def soup(a: Path, b: Path, weight: float, out: Path) -> Path:
     if not 0.0 <= weight <= 1.0:
         raise ValueError(f"--weight {weight}: the share of the second model, between 0 and 1")
 
-    def load(p: Path) -> dict:
-        if p.suffix == ".onnx":
-            return onnx_state_dict(p)
-        return torch.load(p, map_location="cpu", weights_only=False)["model"]
-
-    sa, sb = load(Path(a)), load(Path(b))
+    (sa, _), (sb, _) = classifier_weights(a), classifier_weights(b)
     if sa.keys() != sb.keys() or any(sa[k].shape != sb[k].shape for k in sa):
         raise ValueError(f"{a} and {b} are not the same network: nothing to average")
     mixed = {k: (sa[k].double() * (1 - weight) + sb[k].double() * weight).to(sa[k].dtype)
@@ -313,9 +316,8 @@ def prepare(work: Path, styles: list[str], synth_count: int, video_count: int,
     import cv2
 
     from datasets.faces import HELD_OUT_STYLES
-    from datasets.game_video import TABLES
     from datasets.synth import write_dataset
-    from vision.train import synth_crops
+    from vision.train import synth_crops, training_video_spec
 
     held = [s for s in styles if s in HELD_OUT_STYLES]
     if held:
@@ -327,11 +329,8 @@ def prepare(work: Path, styles: list[str], synth_count: int, video_count: int,
     vids = work / "videos"
     jobs = []
     for k in range(video_count):
-        vseed = 7000 + seed * 100 + k
-        spec = dict(seed=vseed, faces=styles[k % len(styles)], table=TABLES[k % len(TABLES)],
-                    players=["Ann", "Bob", "Cy", "Dee"][:2 + k % 3], max_actions=video_actions,
-                    width=w, height=h, card_height=round(h / 5))
-        jobs.append((spec, vids / f"train-{vseed}.mp4", seed * 1000 + k))
+        spec = training_video_spec(k, seed, styles, video_size, video_actions)
+        jobs.append((spec, vids / f"train-{spec['seed']}.mp4", seed * 1000 + k))
     vids.mkdir(parents=True, exist_ok=True)
     with ProcessPoolExecutor(workers) as ex:
         futs = [ex.submit(_video_job, j) for j in jobs]  # the long jobs first
@@ -358,6 +357,8 @@ def prepare(work: Path, styles: list[str], synth_count: int, video_count: int,
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
+    from vision.frame_size import frame_size
+
     p = argparse.ArgumentParser(prog="python -m vision.train_mix", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="verb", required=True)
     pk = sub.add_parser("pack", help="a crop file as JPEG bytes, to carry")
@@ -369,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
     pr.add_argument("--synth-count", type=int, default=4000, help="synthetic pots to draw (default 4000)")
     pr.add_argument("--video-count", type=int, default=32,
                     help="table videos to render (default 32; the last one validates)")
-    pr.add_argument("--video-size", default="1280x720", help="their frame size (default 1280x720)")
+    pr.add_argument("--video-size", default="1280x720", type=frame_size, help="their frame size (default 1280x720)")
     pr.add_argument("--video-actions", type=int, default=40, help="plays, burns and pick-ups a video")
     pr.add_argument("--workers", type=int, default=16, help="processes drawing at once (default 16)")
     pr.add_argument("--seed", type=int, default=3, help="random seed of the pots and videos")
@@ -411,8 +412,7 @@ def main(argv: list[str] | None = None) -> int:
             a.work.mkdir(parents=True, exist_ok=True)
             unpack_crops(a.real_packed, a.work / "crops-real.npz")
             say(f"real crops unpacked from {a.real_packed}")
-        w, h = (int(v) for v in a.video_size.lower().split("x"))
-        prepare(a.work, [s for s in a.styles.split(",") if s], a.synth_count, a.video_count, (w, h),
+        prepare(a.work, [s for s in a.styles.split(",") if s], a.synth_count, a.video_count, a.video_size,
                 a.video_actions, a.workers, a.seed, log=say)
     else:
         try:

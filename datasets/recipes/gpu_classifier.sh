@@ -24,7 +24,7 @@ $PY -m vision.train_mix prepare --work "$W" --styles "$STYLES" --synth-count "${
     --video-count "${VIDEOS:-28}" --workers "${WORKERS:-16}" --real-packed .gpu/crops-real-packed.npz \
     2>&1 | tee -a "$OUT/prepare.log"
 LEFT=$(( DEADLINE - ($(date +%s) - T0) - 25 ))
-MIN=$(python3 -c "print(max(0.5, $LEFT / 60))" 2>/dev/null || $PY -c "print(max(0.5, $LEFT / 60))")
+MIN=$($PY -c "print(max(0.5, $LEFT / 60))")
 echo "training two classifiers for $MIN minutes" | tee -a "$OUT/prepare.log"
 TW=$(( (${WORKERS:-16} - 2) / 2 ))
 $PY -m vision.train_mix train --work "$W" --out "$OUT/cls-ft.pt" --init models/float/card_index_classifier.onnx \
