@@ -99,41 +99,44 @@ def ensure_video(folder: Path, seed: int, quiet: bool, faces: str | None = None,
 TEACH_SEED = 800
 
 
-def ensure_teaching(folder: Path, faces: str, quiet: bool, size: tuple[int, int] = SIZE) -> Path:
-    """The video of a deck being taught (`masta learn-deck`): its 26 teaching cards shown one at
-    a time on the same table and camera as the games; rendered on first use."""
+def ensure_teaching(folder: Path, faces: str, quiet: bool, size: tuple[int, int] = SIZE,
+                    suits: str = "SH") -> Path:
+    """The video of a deck being taught (`masta learn-deck --suits SUITS`): its teaching cards
+    shown one at a time on the same table and camera as the games; rendered on first use."""
     from datasets.faces import HELD_OUT_STYLES
     from datasets.game_video import deck_script
-    from vision.deck_memory import DECK_ORDER
+    from vision.deck_memory import TEACH_SUITS, deck_order
 
-    path = folder / f"teach-{faces}.mp4"
+    order = deck_order(suits)
+    path = folder / (f"teach-{faces}.mp4" if suits.upper() == TEACH_SUITS else f"teach-{faces}-{suits.upper()}.mp4")
     if path.exists() and Path(f"{path.with_suffix('')}.truth.jsonl").exists():
         return path
     seed = TEACH_SEED + (HELD_OUT_STYLES.index(faces) if faces in HELD_OUT_STYLES else 50)
     spec = VideoSpec(seed=seed, players=NAMES[:2], faces=faces, width=size[0], height=size[1],
                      card_height=round(size[1] / 5))
     t0 = time.time()
-    GameRenderer(spec, deck_script(list(DECK_ORDER), spec.players)).render(path, frames_truth=False)
+    GameRenderer(spec, deck_script(list(order), spec.players)).render(path, frames_truth=False)
     if not quiet:
         print(f"rendered {path.name} (teaching the {faces} deck) in {time.time() - t0:.0f} s", flush=True)
     return path
 
 
-#: deck memories learnt in this run, by (videos folder, deck style, model): each deck is taught once
-_TAUGHT: dict[tuple[Path, str, str], object] = {}
+#: deck memories learnt in this run, by (videos folder, deck style, model, suits): each deck is
+#: taught once
+_TAUGHT: dict[tuple[Path, str, str, str], object] = {}
 
 
 def taught_deck(folder: Path, faces: str, args):
     """The deck memory learnt from the deck's teaching video, as `masta learn-deck` learns it."""
-    from vision.deck_memory import learn_deck
+    from vision.deck_memory import deck_order, learn_deck
     from vision.detector import CAMERA, CardDetector
 
-    key = (Path(folder), faces, str(args.model))
+    key = (Path(folder), faces, str(args.model), args.teach_suits)
     if key not in _TAUGHT:
-        video = ensure_teaching(folder, faces, args.quiet, args.size)
+        video = ensure_teaching(folder, faces, args.quiet, args.size, args.teach_suits)
         t0 = time.time()
         report = learn_deck(open_source(str(video)).frames(), CardDetector(args.model, **CAMERA, features=True),
-                            name=faces)
+                            deck_order(args.teach_suits), name=faces)
         if report.memory is None:
             raise SystemExit(f"teaching the {faces} deck failed: {'; '.join(report.problems)}")
         boxes = sum(len(t.boxes) for t in report.taught)
@@ -358,8 +361,10 @@ def main() -> int:
     ap.add_argument("--jitter", type=float, default=2.0, help="oracle: box noise in pixels (sigma)")
     ap.add_argument("--seed", type=int, default=0, help="oracle noise seed")
     ap.add_argument("--teach", action="store_true", help="model: teach each deck first, as a table "
-                    "would with `masta learn-deck` (its 26 teaching cards shown one at a time, a video "
+                    "would with `masta learn-deck` (its teaching cards shown one at a time, a video "
                     "rendered beside the games), and read its games with what was learnt")
+    ap.add_argument("--teach-suits", default="SH", help="with --teach: the suits shown, A to K of each "
+                    "(default SH, as `masta learn-deck`; SHCD: the whole deck)")
     ap.add_argument("--unfit-weight", type=float, default=UNFIT_WEIGHT,
                     help=f"the legality prior: a new card of a rank that may not go on the pot counts this "
                          f"share of its votes (default {UNFIT_WEIGHT}; 1 turns the prior off)")
@@ -373,6 +378,11 @@ def main() -> int:
     ap.add_argument("--out", default="runs/bench-pipeline.json")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args()
+    from vision.deck_memory import DeckMemoryError, deck_order
+    try:  # a typo fails here, not after the first videos are read
+        deck_order(a.teach_suits)
+    except DeckMemoryError as exc:
+        ap.error(f"--teach-suits: {exc}")
     suffix = (f"-{a.faces}" if a.faces else "") + ("" if a.size == SIZE else f"-{a.size[0]}x{a.size[1]}")
     folder = Path(a.videos or f"data/bench-videos{suffix}")
     if a.video is not None:
@@ -385,7 +395,7 @@ def main() -> int:
     report = {}
     for kind in kinds:
         label = ("ORACLE detector (renderer's truth; not the model)" if kind == "oracle"
-                 else f"model {a.model}" + (", each deck taught first" if a.teach else ""))
+                 else f"model {a.model}" + (f", each deck taught first ({a.teach_suits})" if a.teach else ""))
         what = f"video {a.video}" if a.video is not None else \
             f"videos with the {a.faces} deck (trained on? see models/MODEL_CARD.md)" if a.faces else "held-out videos"
         if a.video is None:
@@ -407,6 +417,8 @@ def main() -> int:
                 print(f"    {e}")
         s = summarise(rows, kind)
         s["taught"] = bool(a.teach) and kind == "model"
+        if s["taught"]:
+            s["taught_suits"] = a.teach_suits.upper()
         s["watcher"] = list(a.watcher or [])
         report[kind] = {"summary": s, "videos": rows}
         print(f"-- {label} --\n"

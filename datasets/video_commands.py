@@ -51,8 +51,8 @@ def cmd_game_video(args: argparse.Namespace) -> int:
                          max_actions=args.max_actions, noise=args.noise, engine=not args.simple)
         script = None
         if args.teach_deck:  # a deck being taught (`masta learn-deck`), not a game
-            from vision.deck_memory import DECK_ORDER
-            script = deck_script(list(DECK_ORDER), players)
+            from vision.deck_memory import deck_order
+            script = deck_script(list(deck_order(args.teach_suits)), players)
         renderer = GameRenderer(spec, script)
         name = f"{args.prefix}{seed:04d}.mp4"
         paths = renderer.render(out / name, frames_truth=not args.no_frames, progress=not args.quiet)
@@ -89,8 +89,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--noise", type=float, default=2.0, help="sensor noise sigma (default 2)")
     p.add_argument("--simple", action="store_true", help="use the built-in simple game, not the engine")
     p.add_argument("--teach-deck", action="store_true",
-                   help="instead of a game, the 26 cards `masta learn-deck` is taught with, shown one at "
-                        "a time in the middle of the table (A to K of spades, then of hearts)")
+                   help="instead of a game, the cards `masta learn-deck` is taught with, shown one at "
+                        "a time in the middle of the table (A to K of each of --teach-suits)")
+    p.add_argument("--teach-suits", default="SH", help="with --teach-deck: the suits shown, in order "
+                   "(default SH: spades then hearts; SHCD: the whole deck)")
     p.add_argument("--no-frames", action="store_true", help="skip the per-frame box file")
     p.add_argument("--h264", action="store_true", help="re-encode with ffmpeg/libx264 (small, browser-playable)")
     p.add_argument("--crf", type=int, default=30, help="H.264 quality with --h264 (lower is better)")

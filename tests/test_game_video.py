@@ -147,6 +147,9 @@ def test_cli_renders_a_clip_and_rejects_bad_options(tmp_path, capsys):
     assert main(["data", "game-video", "--players", "Ann", "--out", str(tmp_path)]) == 2
     assert "2 to 5 names" in capsys.readouterr().err
     assert main(["data", "game-video", "--faces", "no-such-deck", "--out", str(tmp_path), "--quiet"]) == 2
+    capsys.readouterr()
+    assert main(["data", "game-video", "--teach-deck", "--teach-suits", "SX", "--out", str(tmp_path / "t")]) == 2
+    assert "each suit" in capsys.readouterr().err and not (tmp_path / "t").exists()
 
 
 @pytest.mark.skipif(not (Path(__file__).resolve().parents[2] / "shared" / "data" / "art").is_dir(),

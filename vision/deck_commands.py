@@ -5,17 +5,17 @@ import argparse
 import sys
 from pathlib import Path
 
-from vision.deck_memory import DECK_ORDER
+from vision.deck_memory import DECK_ORDER, TEACH_SUITS
 from vision.frame_size import WEBCAM_SIZE, frame_size
 from vision.watch_commands import DEFAULT_MODEL
 
 
 def cmd_learn_deck(args: argparse.Namespace) -> int:
-    from vision.deck_memory import DeckMemoryError, _untaught, learn_deck
+    from vision.deck_memory import DeckMemoryError, _untaught, deck_order, learn_deck
     from vision.detector import CAMERA, CardDetector
     from vision.source import open_source
 
-    order = args.order.split() if args.order else list(DECK_ORDER)
+    order = args.order.split() if args.order else list(deck_order(args.suits))
     bad = _untaught(order)
     if bad:  # before the camera opens: a typo must not cost a minute of showing cards
         raise DeckMemoryError(f"--order: {bad} cannot be taught: use the ids of ranked cards, like AS, 10H, QD")
@@ -50,16 +50,20 @@ def cmd_learn_deck(args: argparse.Namespace) -> int:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "learn-deck", help="teach masta your deck: show it 26 cards, one at a time",
+        "learn-deck", help="teach masta your deck: show it 26 cards (or 52), one at a time",
         description="Teach masta the deck this table plays with, so that a design the model never saw "
                     "is read right. Put nothing in the middle of the table, start this, then show the "
                     "cards one at a time there, face up, each taken away before the next, in this "
-                    f"order: {' '.join(DECK_ORDER)} (A to K of spades, then of hearts). Each card is "
-                    "taken once it lies still. Then referee with `masta watch SOURCE --deck FILE`.")
+                    f"order: {' '.join(DECK_ORDER)} (A to K of spades, then of hearts; with --suits SHCD, "
+                    "then of clubs and of diamonds: the whole deck, for a design whose indices differ "
+                    "from suit to suit). Each card is taken once it lies still. Then referee with "
+                    "`masta watch SOURCE --deck FILE`.")
     p.add_argument("source", help="webcam index (0), video file, image folder or stream URL")
     p.add_argument("--out", default="deck.npz", help="where to save what was learnt (default deck.npz)")
+    p.add_argument("--suits", default=TEACH_SUITS, help=f"the suits to show, A to K of each, in this order "
+                   f"(default {TEACH_SUITS}; SHCD: the whole deck, 52 cards)")
     p.add_argument("--order", default=None, help="the cards in the order they are shown, space-separated "
-                   "(default: A to K of spades, then of hearts)")
+                   "(default: A to K of each of --suits)")
     p.add_argument("--name", default=None, help="a name for the deck (default: the file's)")
     p.add_argument("--model", default=None, help=f"detector ONNX (default {DEFAULT_MODEL.name} in models/)")
     p.add_argument("--pace", action="store_true", help="play a file at its own frame rate (as if live)")

@@ -2,10 +2,10 @@
 
 Why: the index classifier learnt from 20 deck designs, and some unseen designs fool it the
 same way every time (Knoll's hollow Q read as a 6, its 10 as a Q). A table plays one deck all
-evening, so the deck itself can teach: show masta the 26 cards of one black and one red suit,
-one at a time, alone in the middle of the table (`DECK_ORDER`: A to K of spades, then of
-hearts), and `learn_deck` keeps what the classifier's last layer sees in each of their corner
-indices (turned to eight angles, cut at two sizes). At play time `DeckMemory.fuse` weighs
+evening, so the deck itself can teach: show masta the 26 cards of one black and one red suit
+(or the whole deck), one at a time, alone in the middle of the table (`DECK_ORDER`: A to K of
+spades, then of hearts; `deck_order("SHCD")`: then of clubs and diamonds too), and
+`learn_deck` keeps what the classifier's last layer sees in each of their corner indices (turned to eight angles, cut at two sizes). At play time `DeckMemory.fuse` weighs
 each read by how close it looks to the taught indices of each rank: a crop that looks like
 this deck's Q is pushed towards Q. Suits are left to the classifier (it already read the
 unseen decks' suits right). A crop unlike every taught one (a card half hidden, two indices
@@ -30,8 +30,20 @@ from vision.classifier import CLASSES, crop_index
 from vision.boxes import iou as _iou
 
 RANKS_ORDER = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-#: the cards a deck is taught with, in the order they are shown
-DECK_ORDER = tuple(r + s for s in "SH" for r in RANKS_ORDER)
+#: the suits a deck is taught with by default, A to K of each in this order: one black and one
+#: red suit, a minute of showing cards; `deck_order("SHCD")` teaches the whole deck (each rank's
+#: four indices: some designs draw a rank's index differently from suit to suit)
+TEACH_SUITS = "SH"
+
+
+def deck_order(suits: str = TEACH_SUITS) -> tuple[str, ...]:
+    """The cards a deck is taught with, in the order they are shown: A to K of each of `suits`."""
+    suits = suits.upper()
+    if not suits or set(suits) - set("CDHS") or len(set(suits)) != len(suits):
+        raise DeckMemoryError(f"suits {suits!r}: give each suit to teach once, from C D H S (e.g. SH, or "
+                              f"SHCD for the whole deck)")
+    return tuple(r + s for s in suits for r in RANKS_ORDER)
+
 #: each taught index is also seen turned by these angles and cut at these sizes: cards land
 #: on the pot at any angle, and the detector's boxes run loose on unseen decks
 ANGLES = tuple(range(0, 360, 45))
@@ -62,6 +74,10 @@ CLASS_RANK = np.array([_slot(c) for c in CLASSES])
 
 class DeckMemoryError(ValueError):
     """A deck memory file that cannot be used; the message says what to do."""
+
+
+#: the cards a deck is taught with by default, in the order they are shown
+DECK_ORDER = deck_order()
 
 
 @dataclass
@@ -258,6 +274,65 @@ def _card_boxes(image: np.ndarray, detector, diff: np.ndarray, changed: np.ndarr
     return found
 
 
+#: aligning the cards seen with the order they were asked for (`align`): what skipping a card
+#: of the order costs, and what leaving out a card seen (shown twice, say) costs, in the
+#: classifier's log-odds. A card's misread costs it a few; a shifted run of cards costs that
+#: at every card after the shift
+SKIP_COST = 2.0
+DROP_COST = 4.0
+
+
+def align(scores: np.ndarray, finished: bool = True) -> list[int]:
+    """For each card seen (a row of `scores`: the log-odds of its boxes being each card of the
+    order), its place in the order (-1: left out), in order, maximising the total score less
+    `SKIP_COST` for each card of the order passed over and `DROP_COST` for each one left out.
+
+    Why: a card shown too briefly, or never, would otherwise shift every later card's label
+    by one, and teach the deck wrong from there on, silently. `finished` False: the cards after
+    the last one seen may still come (a live camera), so they cost nothing yet."""
+    n, m = scores.shape
+    places = [-1] * n
+    if n == 0 or m == 0:
+        return places
+    skips = SKIP_COST * np.arange(m)
+    best = scores[0] - skips  # best[j]: the best score with the latest card kept at place j
+    back = [np.full(m, -2)]   # where state (i, j) came from: j' < j kept, -2 none kept, -3 card i left out
+    none = -DROP_COST          # every card so far left out
+    for i in range(1, n):
+        take, src = none - skips, np.full(m, -2)  # the cards before it all left out
+        run, run_j = -np.inf, -1  # max over j' < j of best[j'] + SKIP_COST * (j' + 1)
+        for j in range(m):
+            if run - SKIP_COST * j > take[j]:
+                take[j], src[j] = run - SKIP_COST * j, run_j
+            if best[j] + SKIP_COST * (j + 1) > run:
+                run, run_j = best[j] + SKIP_COST * (j + 1), j
+        take = take + scores[i]
+        drop = best - DROP_COST
+        back.append(np.where(take >= drop, src, -3))
+        best = np.maximum(take, drop)
+        none -= DROP_COST
+    end = best - (SKIP_COST * (m - 1 - np.arange(m)) if finished else 0)
+    j = int(end.argmax())
+    if none - (SKIP_COST * m if finished else 0) > end[j]:
+        return places
+    for i in range(n - 1, -1, -1):
+        src = int(back[i][j])
+        if src == -3:
+            continue
+        places[i] = j
+        if src == -2:
+            break
+        j = src
+    return places
+
+
+def card_scores(probs: list[np.ndarray], order: list[str]) -> np.ndarray:
+    """(cards seen, len(order)): the mean log-odds over each seen card's boxes of being each
+    card of the order, by the classifier alone."""
+    cols = [CLASSES.index(c) for c in order]
+    return np.array([np.log(np.clip(p[:, cols], 1e-3, 1.0)).mean(0) for p in probs]).reshape(len(probs), len(order))
+
+
 def learn_deck(frames: Iterable, detector, order: Iterable[str] = DECK_ORDER, name: str = "",
                still_frames: int = 5, on_card: Callable[[Taught], None] | None = None) -> LearnReport:
     """Watch the cards of `order` shown one at a time on the table and remember their indices.
@@ -271,14 +346,13 @@ def learn_deck(frames: Iterable, detector, order: Iterable[str] = DECK_ORDER, na
     bad = _untaught(order)
     if bad:
         raise DeckMemoryError(f"{bad} cannot be taught: use the ids of ranked cards, like AS, 10H, QD")
-    taught: list[Taught] = []
-    problems: list[str] = []
-    crops: list[np.ndarray] = []
-    labels: list[str] = []
+    seen: list[tuple[float, list, list]] = []  # each settled new card: when, its index boxes, their crops
+    probs: list[np.ndarray] = []         # the classifier's reads of its boxes
+    places: list[int] = []               # each one's place in `order` (-1: left out)
     prev = bare = last = None
     still = 0
     for fr in frames:
-        if len(taught) == len(order):
+        if places and places[-1] == len(order) - 1:
             break
         small = _small(fr.image)
         moving = prev is not None and float((np.abs(small - prev) > 10).mean()) > 0.002
@@ -301,17 +375,29 @@ def learn_deck(frames: Iterable, detector, order: Iterable[str] = DECK_ORDER, na
         boxes = _card_boxes(fr.image, detector, diff, changed)
         if not boxes:
             continue
-        item = Taught(order[len(taught)], float(fr.t), boxes)
-        taught.append(item)
-        for b in boxes:
-            cs = turned_crops(fr.image, b)
-            crops += cs
-            labels += [item.card] * len(cs)
-        if on_card is not None:
-            on_card(item)
-    if len(taught) < len(order):
-        problems.append(f"{len(taught)} of {len(order)} cards seen: the rest "
-                        f"({' '.join(order[len(taught):])}) were never seen lying still, alone, in the middle of the table")
+        seen.append((float(fr.t), boxes, [c for b in boxes for c in turned_crops(fr.image, b)]))
+        probs.append(detector.classifier.probabilities([crop_index(fr.image, b) for b in boxes])[0])
+        # which card of the order this is, given every card seen so far: one shown too briefly
+        # to be seen must not shift the labels of all the cards after it
+        places = align(card_scores(probs, order), finished=False)
+        if on_card is not None and places[-1] >= 0:
+            on_card(Taught(order[places[-1]], float(fr.t), boxes))
+    places = align(card_scores(probs, order))
+    taught = [Taught(order[j], t, boxes) for (t, boxes, _), j in zip(seen, places) if j >= 0]
+    crops = [c for (_, _, cs), j in zip(seen, places) if j >= 0 for c in cs]
+    labels = [order[j] for (_, _, cs), j in zip(seen, places) if j >= 0 for _ in cs]
+    problems: list[str] = []
+    missing = [c for k, c in enumerate(order) if k not in set(places)]
+    if missing:
+        problems.append(f"{len(taught)} of {len(order)} cards seen: {' '.join(missing)} "
+                        f"{'was' if len(missing) == 1 else 'were'} never seen lying still, alone, in the "
+                        f"middle of the table (the cards after {'it' if len(missing) == 1 else 'them'} are "
+                        f"still learnt as themselves)")
+    extra = [t for (t, _, _), j in zip(seen, places) if j < 0]
+    if extra:
+        problems.append(f"{len(extra)} card{'s' if len(extra) != 1 else ''} seen at "
+                        f"{', '.join(f'{t:.1f} s' for t in extra)} matched no card of the order and "
+                        f"{'were' if len(extra) != 1 else 'was'} left out (one shown twice?)")
     if not crops:
         return LearnReport(None, taught, problems + ["no card index was seen: is the pot in view?"])
     feats = detector.classifier.features(crops)  # run in the classifier's own batches
