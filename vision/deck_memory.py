@@ -341,7 +341,9 @@ def learn_deck(frames: Iterable, detector, order: Iterable[str] = DECK_ORDER, na
     and from the last card's, holds the next card: the index boxes found where it differs from
     the bare table are that card's. A card shown alone gives clean labels; on a pile, the new
     card's shadow changes the indices under it (measured: such a memory read the Knoll deck
-    worse than none). `frames` yields objects with `.image` and `.t` (`vision.source`)."""
+    worse than none). Which card of `order` each one is comes from `align`, not from counting:
+    a card shown too briefly to be seen, or shown twice, leaves the others' labels right.
+    `frames` yields objects with `.image` and `.t` (`vision.source`)."""
     order = [str(c) for c in order]
     bad = _untaught(order)
     if bad:
