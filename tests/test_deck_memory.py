@@ -214,6 +214,14 @@ def test_the_learn_deck_command_saves_a_memory_watch_reads_with(teaching_video, 
                  str(tmp_path / "none.npz")]) == 2
     assert "learn-deck" in capsys.readouterr().err
     assert main(["learn-deck", str(teaching_video["video"]), "--out", str(tmp_path / "deck.txt")]) == 2
+    capsys.readouterr()
+    # a card of the order never shown is named as soon as the card after it is learnt
+    assert main(["learn-deck", str(teaching_video["video"]), "--order", "AS KS QS 10H", "--out", str(out)]) == 1
+    printed = capsys.readouterr()
+    lines = printed.out.splitlines()
+    assert len(lines) == 4 and lines[1].split()[:3] == ["KS", "not", "seen"]
+    assert [lines[k].split()[1] for k in (0, 2, 3)] == ["AS", "QS", "10H"]
+    assert "KS was never seen" in printed.err and "3 of 4 cards learnt" in printed.err
 
 
 def test_learn_deck_refuses_a_bad_order_before_opening_the_camera(tmp_path, capsys):

@@ -29,7 +29,15 @@ def cmd_learn_deck(args: argparse.Namespace) -> int:
     print(f"masta learn-deck: show these {len(order)} cards one at a time in the middle of the table, "
           f"face up, taking each away before the next: {' '.join(order)}", file=sys.stderr, flush=True)
 
+    shown = [-1]  # the place in the order of the latest card learnt
+
     def on_card(item) -> None:
+        place = order.index(item.card)
+        if place > shown[0] + 1:  # cards passed over: say so at once, not only at the end
+            print(f"{'':10s}{' '.join(order[shown[0] + 1:place])} not seen (taken away too soon?); "
+                  f"carry on: the cards after {'it' if place - shown[0] == 2 else 'them'} are still learnt "
+                  f"as themselves", flush=True)
+        shown[0] = max(shown[0], place)
         print(f"{item.t:8.2f}s  {item.card:4s} learnt from {len(item.boxes)} corner index box"
               f"{'es' if len(item.boxes) != 1 else ''}", flush=True)
 
