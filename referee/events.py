@@ -162,7 +162,9 @@ EVENT_SPECS: dict[str, EventSpec] = {s.type: s for s in (
               doc="a player took the pot (at pot_cleared `event`, or now)"),
     EventSpec("player_out", {"player": _name}, doc="a player has no cards left"),
     EventSpec("correct", {"event": _pos_int, "cards": _cards},
-              doc="the camera misread event `event`; these are the real cards"),
+              doc="the camera misread event `event` (a play, or a camera mismatch note: cards it "
+                  "saw land but could not read, then ruled as that play in place); these are the "
+                  "real cards"),
     EventSpec("void", {"event": _pos_int}, doc="event `event` did not happen"),
     EventSpec("note", {"text": _text}, doc="free text, kept"),
     EventSpec("counts", {}, {"player": _name, "hand": _count, "face_up": _count,

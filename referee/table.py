@@ -147,6 +147,12 @@ def _outranks(new: dict, old: dict) -> bool:
     return new.get("source") != "camera" or old.get("source") == "camera"
 
 
+def is_camera_mismatch(ev: dict) -> bool:
+    """A note the camera left where something landed that it could not read as a play
+    (`meta.mismatch`): a `correct` event may name its cards, and it then counts as that play."""
+    return ev.get("type") == "note" and bool((ev.get("meta") or {}).get("mismatch"))
+
+
 class TableReferee:
     """Referee a real game from its event log.  See the module docstring for the contract."""
 
@@ -358,9 +364,13 @@ class TableReferee:
                                           "picked_up", "player_out", "correct", "void",
                                           "counts", "confirm", "note", "duty", "order",
                                           "vote"))}[ev["type"]]
+        if is_camera_mismatch(target) and (ev["type"] == "correct" or (
+                ev["type"] in ("played_by", "target") and self._annotation("correct", ref))):
+            return  # cards the camera saw land but could not read: a person names them
         if target["type"] not in want:
             raise EventError(f"{ev['type']} event {ev['seq']}: event {ref} is a "
-                             f"{target['type']} event, not {' or '.join(want)}",
+                             f"{target['type']} event, not {' or '.join(want)}"
+                             + (" (or a camera mismatch note)" if ev["type"] == "correct" else ""),
                              seq=ev["seq"])
 
     def _cards_of(self, seq: int) -> list[str]:
@@ -386,7 +396,10 @@ class TableReferee:
         if t == "setup":
             return self._setup(ev)
         if t == "note":
-            return []
+            if self.game is None or self._annotation("correct", seq) is None:
+                return []
+            # a camera mismatch a person corrected: the play it was, ruled where it happened
+            return self._played(self.game, ev)
         if t == "order":
             return self.book.order(ev)
         if t == "vote":

@@ -187,24 +187,39 @@ def test_a_card_the_camera_added_half_hidden_is_taken_out_with_one_tap(server, b
     page.close()
 
 
-def test_a_camera_mismatch_asks_for_the_play_to_be_entered(server, browser):
-    """Something landed on the pot and the camera read no card (a camera `note` with
-    meta.mismatch): the rulings page says to check and links the operator to manual entry."""
+def test_a_camera_mismatch_is_named_in_place_by_one_tap(server, browser):
+    """Something landed on the pot and the camera could not read it as a play (a camera `note`
+    with meta.mismatch): the rulings page says to check, and one tap names the rank it half
+    saw; the play is then ruled where it happened. A mismatch with nothing read takes typed
+    cards; a person's note asks nothing."""
     from playwright.sync_api import expect
 
     base = server.url
     api(base, "/setup/api/game", {"players": ["Ann", "Bob"], "dealer": "Bob"})
+    api(base, "/manual/api/events", {"type": "cards_played", "cards": ["5H"]})
+    api(base, "/manual/api/events", {"type": "note", "text": "camera mismatch: 9S 10S landed",
+                                     "meta": {"mismatch": True, "cards": ["9S", "10S"]}})
     api(base, "/manual/api/events", {"type": "note", "text": "camera mismatch: something landed on the pot but no "
                                      "new card could be read", "meta": {"mismatch": True, "cards": []}})
     api(base, "/manual/api/events", {"type": "note", "text": "the light is bad tonight"})
     page = browser.new_page()
     page.set_default_timeout(10_000)
     page.goto(f"{base}/auth?token={TOKEN}&name=Ann&next=/rulings/")
-    expect(page.locator("#e2 .doubt")).to_contain_text("could not tell what happened")
-    expect(page.locator("#e3")).to_be_visible()
-    expect(page.locator("#e3 .doubt")).to_have_count(0)  # a person's note is no camera mismatch
-    page.locator("#e2 .doubt a.enter-play").click()
-    expect(page).to_have_url(f"{base}/manual/")
+    expect(page.locator("#e3 .doubt")).to_contain_text("could not tell what happened")
+    expect(page.locator("#e5")).to_be_visible()
+    expect(page.locator("#e5 .doubt")).to_have_count(0)  # a person's note is no camera mismatch
+    taps = page.locator("#e3 .doubt .name-seen")
+    expect(taps).to_have_count(2)
+    expect(taps.nth(0)).to_contain_text("Played here: 9♠")
+    taps.nth(0).click()
+    expect(page.locator("#e3 .fixes")).to_contain_text("really 9♠")
+    expect(page.locator("#e3 .out .tag.legal")).to_be_visible()  # ruled in place: 9 on the 5
+    expect(page.locator("#e3 .doubt")).to_have_count(0)  # named: nothing more to ask
+    page.locator("#e4 .doubt .name-cards").fill("jd")
+    page.locator("#e4 .doubt .name-play").click()
+    expect(page.locator("#e4 .fixes")).to_contain_text("really J♦")
+    view = json.loads(urllib.request.urlopen(f"{base}/rulings/data.json?token={TOKEN}", timeout=10).read())
+    assert view["view"]["table"]["pot"] == ["5H", "9S", "JD"]
     page.close()
 
 

@@ -64,3 +64,24 @@ def test_misreads_are_corrected_and_answers_follow_their_play(tmp_path):
     op.after_camera(seven, 6.4)
     assert table.log[-1]["type"] == "correct" and table.log[-1]["cards"] == ["7D"]
     assert table.log[-1]["event"] == seven["seq"]
+
+
+def test_a_camera_mismatch_is_named_as_the_scripts_play_and_ruled_in_place(tmp_path):
+    app = make_app(tmp_path)
+    table = app.extensions["masta.table"]
+    table.submit({"type": "setup", "players": ["Ann", "Bob", "Cy"], "dealer": "Cy"}, source="operator")
+    op = DemoOperator(table, scripted_plays(write_truth(tmp_path / "t.truth.jsonl")))
+    op.after_camera(camera_play(table, ["5D"]), 1.3)
+    # the Ace landed but the camera could not read it as a play: a mismatch note
+    note = table.submit({"type": "note", "text": "camera mismatch: AC 9H",
+                         "meta": {"mismatch": True, "cards": ["AC", "9H"]}}, source="camera")["event"]
+    op.after_camera(note, 3.4)
+    fix, answer = table.log[-2:]
+    assert (fix["type"], fix["event"], fix["cards"], fix["meta"]["by"]) == ("correct", note["seq"], ["AC"], BY)
+    assert (answer["type"], answer["player"], answer["event"]) == ("target", "Cy", note["seq"])
+    assert table.view()["table"]["pot"] == ["5D", "AC"] and table.view()["table"]["turn"] == "Cy"  # ruled in place
+    # a person's note is no mismatch: nothing is named for it
+    plain = table.submit({"type": "note", "text": "Bob sneezed"}, source="operator")["event"]
+    n = len(table.log)
+    op.after_camera(plain, 5.2)  # the pair of sixes came to rest just before: still not named
+    assert len(table.log) == n

@@ -74,3 +74,31 @@ def test_void_of_a_play_is_the_game_without_it():
     a, b = ref.view(), without.view()
     for key in ("turn", "pot", "stock", "next", "burns", "players"):
         assert a[key] == b[key]
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.sampled_from(sorted(GAMES)), st.floats(0.05, 0.95), st.integers(0, 3))
+def test_a_camera_mismatch_named_later_is_the_game_as_if_read_right(seed, where, delay):
+    """A play the camera saw land but could not read (a mismatch note), named by a person a few
+    events later, gives the very game the right read gives: view and every ruling."""
+    sg = GAMES[seed]
+    plain = TableReferee.replay(sg.events)
+    named = {e.get("event") for e in sg.events}
+    plays = [e["seq"] for e in sg.events if e["type"] == "cards_played" and e["seq"] not in named]
+    target = plays[int(where * (len(plays) - 1))]
+    after = min(target + delay, sg.events[-1]["seq"])
+    cards = sg.events[target - 1]["cards"]
+    events = [e if e["seq"] != target else
+              {"seq": target, "type": "note", "text": "camera mismatch: something landed unread",
+               "meta": {"mismatch": True, "cards": cards}} for e in sg.events]
+
+    def extra(ref, old, new):
+        if old == after:
+            ref.apply({"type": "correct", "event": new[target], "cards": cards})
+
+    ref = feed(events, extra)
+    assert strip(ref.view()) == strip(plain.view())
+    assert rulings(ref) == rulings(plain)
+    # undone (the correction voided): the note is no play again
+    ref.apply({"type": "void", "event": next(e["seq"] for e in reversed(ref.log) if e["type"] == "correct")})
+    assert not [r for r in ref.rulings() if r["event"] == target and r.get("cards") == cards]

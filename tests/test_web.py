@@ -175,6 +175,35 @@ def test_correcting_a_misread_reverses_the_ruling_and_shows_who(client):
     assert target["event"]["cards"] == ["4S"]  # the original claim stays visible
 
 
+def test_a_camera_mismatch_named_by_a_person_is_ruled_as_the_play_where_it_happened(app, client):
+    """Cards the camera saw land but could not read (a mismatch note) are named in place: the
+    play is ruled at its place in the game, and the plays after it are ruled again."""
+    setup_game(client)
+    first = play(client, "5H")
+    table = app.extensions["masta.table"]
+    note = table.submit({"type": "note", "text": "camera mismatch: 9S 10S landed",
+                         "meta": {"mismatch": True, "cards": ["9S", "10S"]}}, source="camera")
+    later = play(client, "JD")
+    who = [rulings_of(x)[0]["player"] for x in (first, later)]
+    assert who[0] != who[1]  # the note was no play: the turn passed once
+    seq = note["event"]["seq"]
+    r = post(client, "/rulings/api/corrections", {"type": "correct", "event": seq, "cards": ["9S"]})
+    assert r.status_code == 201, r.json
+    entries = {e["event"]["seq"]: e for e in client.get("/rulings/data.json").json["entries"]}
+    named = [o for o in entries[seq]["outputs"] if o["kind"] == "ruling"]
+    assert named and named[0]["cards"] == ["9S"] and named[0]["verdict"] == "legal"
+    assert named[0]["player"] == who[1]  # the play after 5H was the mismatch's
+    after = [o for o in entries[later["event"]["seq"]]["outputs"] if o["kind"] == "ruling"][0]
+    assert after["player"] not in (who[1],) and "9" in after["reasons"][0]["text"]  # JD now goes on the 9S
+    assert client.get("/rulings/data.json").json["view"]["table"]["pot"] == ["5H", "9S", "JD"]
+    assert entries[seq]["fixes"][0]["type"] == "correct"
+    # a plain note names no play: refused, nothing recorded
+    plain = post(client, "/manual/api/events", {"type": "note", "text": "Bob sneezed"}).json["event"]["seq"]
+    n = n_events(app)
+    r = post(client, "/rulings/api/corrections", {"type": "correct", "event": plain, "cards": ["9S"]})
+    assert r.status_code == 400 and "camera mismatch" in r.json["error"] and n_events(app) == n
+
+
 def test_void_and_note(client):
     setup_game(client)
     p = play(client, "5H")

@@ -9,8 +9,10 @@ unless the demo is run with `--no-operator`, right after the camera records a pl
 operator matches it with the script's play that came to rest just before (by time), corrects
 its cards if the camera read others, and sends the script's `target` / `played_by` for it,
 each as the operator's event marked `meta.by` = "demo script" (the camera's claim stays on
-the rulings page beside the fix). A play the camera missed altogether gets nothing: its
-prompt or its gap stays, as it would until someone at the table saw it.
+the rulings page beside the fix). A camera mismatch (something landed that the camera could
+not read as a play) is named as the script's play in the same way, as a person would name it
+on the rulings page, and is then ruled in place. A play the camera missed altogether gets
+nothing: its prompt or its gap stays, as it would until someone at the table saw it.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from referee.cards import rank_of
+from referee.table import is_camera_mismatch
 
 from .errors import ApiError
 
@@ -69,18 +72,19 @@ class DemoOperator:
 
     def after_camera(self, event: dict, video_t: float | None) -> None:
         """Called with each event the camera recorded and the video time it was decided at."""
-        if event.get("type") != "cards_played" or video_t is None:
+        mismatch = is_camera_mismatch(event)
+        if (event.get("type") != "cards_played" and not mismatch) or video_t is None:
             return
         near = [p for p in self.plays if not p.seen and p.t_rest - EARLY_S <= video_t <= p.t_rest + LATE_S]
         if not near:  # no scripted play then: a stray read, left for a person to judge
             return
-        got = event.get("cards", [])
+        got = (event.get("meta") or {}).get("cards", []) if mismatch else event.get("cards", [])
         # of two plays in reach (the camera missed the first), the one it read; else the latest
         play = max(near, key=lambda p: (_shared(got, p.cards), _shared(map(rank_of, got), map(rank_of, p.cards)),
                                         p.t_rest))
         play.seen = True
         taps = []
-        if Counter(event.get("cards", [])) != Counter(play.cards):
+        if mismatch or Counter(got) != Counter(play.cards):
             taps.append({"type": "correct", "cards": play.cards})
         taps.extend(play.answers)
         for tap in taps:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.cards import UnknownCard, parse_card
+from referee.table import is_camera_mismatch
 
 from .errors import ApiError
 
@@ -174,7 +175,11 @@ def normalise(raw: Any, *, log: list[dict], players: list[str] | None, presets: 
     if kind == "pot_cleared":
         return ev
     if kind == "correct":
-        ev["event"] = _event_ref(raw.get("event"), log, ("cards_played",))
+        ev["event"] = _event_ref(raw.get("event"), log)
+        target = log[ev["event"] - 1]
+        if target["type"] != "cards_played" and not is_camera_mismatch(target):
+            raise bad(f"event {ev['event']} is a {target['type']} event; a correction names a "
+                      f"cards_played event, or a camera mismatch (cards it saw land but could not read)")
         ev["cards"] = cards_field(raw.get("cards"))
         return ev
     if kind in PLAYER_TYPES:

@@ -71,12 +71,23 @@
   }
 
   /* A camera mismatch (meta.mismatch: two plays seen as one, a card gone, a card that landed
-     unread): the camera decided nothing, so a person looks at the photos and enters the play. */
-  function unsure(ev) {
+     unread): the camera decided nothing, so a person looks at the photos and names the play
+     here; it is then ruled where it happened, and the plays after it again. One tap names
+     each rank the camera half saw (meta.cards); a field takes any other cards. */
+  function unsure(ev, named) {
     if (ev.type !== "note" || !(ev.meta && ev.meta.mismatch)) return null;
-    return check(" The camera could not tell what happened here. Look at the photos and the pot; if cards were played, ",
-      operator ? h("a", { href: "/manual/", class: "enter-play" }, "enter them on the Manual page") : "the operator enters them",
-      ".");
+    const lead = " The camera could not tell what happened here. Look at the photos and the pot; if cards were played here, ";
+    if (!operator) return check(lead, "the operator names them.");
+    if (named) return null;  // named already: the ruling and the correction show below
+    const name = (cards) => post("/rulings/api/corrections", { type: "correct", event: ev.seq, cards: cards });
+    const rank = (c) => (c === "JK" ? c : c.slice(0, -1));
+    const groups = {};
+    (ev.meta.cards || []).forEach((c) => { (groups[rank(c)] = groups[rank(c)] || []).push(c); });
+    const taps = Object.values(groups).map((g) => [" ", h("button", { type: "button", class: "name-seen", onclick: () => name(g) },
+      "Played here: ", g.map((c) => card(c, true)))]);
+    const inp = h("input", { placeholder: "cards, e.g. 9S 9H", size: 12, class: "name-cards", "aria-label": "cards played at #" + ev.seq });
+    return check(lead, "name them:", taps, " ", inp,
+      h("button", { type: "button", class: "name-play", onclick: () => name(inp.value) }, "Played here"));
   }
 
   function evidence(ev) {
@@ -122,7 +133,7 @@
           voided.has(ev.seq) ? h("span", { class: "tag void" }, "void") : null,
           h("span", { class: "muted small when" }, " · " + who(ev))),
         doubt(ev),
-        unsure(ev),
+        unsure(ev, r.outputs.some((o) => o.kind === "ruling")),
         r.outputs.map(output),
         evidence(ev),
         r.fixes.length ? h("div", { class: "fixes small" }, "Changed later: ",
