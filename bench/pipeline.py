@@ -203,7 +203,7 @@ def run_one(paths: dict[str, Path], kind: str, args) -> dict:
     got = []
     for p in seen:
         d = {"type": p.watch.type, "cards": p.watch.cards, "t": p.t, "latency": p.lag_s,
-             "low_conf": p.watch.low_conf}
+             "low_conf": p.watch.low_conf, "more": list(p.watch.maybe_more), "less": list(p.watch.maybe_less)}
         last = next((g for g in reversed(got) if g["type"] == "cards_played"), None) \
             if p.watch.type == "cards_amended" else None
         if last is not None:  # the play as amended, ruled on when amended
@@ -255,7 +255,7 @@ def error_kind(error: str) -> str:
     """What kind of error one of `score_events`' lines is: a play or clear missed, an extra
     decision (by type), or a play read with the wrong cards: short (a card of it missing: a
     double read as one), long (a card too many), suit or rank wrong, other."""
-    what = error.split(": ", 1)[1].removesuffix(" (flagged)").removesuffix(" (a mismatch shown)")
+    what = error.split(": ", 1)[1].removesuffix(" (one tap)").removesuffix(" (flagged)").removesuffix(" (a mismatch shown)")
     if what.endswith(" missed"):
         return "missed " + ("play" if what.startswith("cards_played") else "clear")
     if what.startswith("extra "):
@@ -272,7 +272,7 @@ def error_kind(error: str) -> str:
 
 
 #: the decisions a person is asked to check, counted by `score_events`
-FLAG_KEYS = ("wrong_plays", "wrong_flagged", "extra_flagged", "right_flagged", "missed_noted")
+FLAG_KEYS = ("wrong_plays", "wrong_flagged", "extra_flagged", "right_flagged", "missed_noted", "one_tap", "unfixed")
 
 
 def silent_errors(r: dict) -> int:
@@ -298,6 +298,8 @@ def summarise(rows: list[dict], kind: str) -> dict:
             "silent_errors": sum(silent),
             # games a person could bring to no error by answering the page's checks
             "told_games": sum(n == 0 for n in silent),
+            # ... and by one tap on each check, on what the page offers (`one_tap_fixes`)
+            "one_tap_games": sum(r.get("unfixed", 1) == 0 for r in rows),
             "latency_median_s": statistics.median(lat) if lat else None,
             "latency_p90_s": float(np.percentile(lat, 90)) if lat else None,
             "fps": fps, "every_frame_fps": every, "speedup": fps / every if every else None,
@@ -432,6 +434,9 @@ def main() -> int:
               f"errors no one is told of: {s['silent_errors']} (wrong plays and extra decisions not flagged, "
               f"plays missed with no mismatch shown, clears missed); whole games with every error asked "
               f"about: {s['told_games']}/{s['videos']}\n"
+              f"fixed by one tap on what the page offers: {s['one_tap']} errors; errors left that change "
+              f"the game: {s['unfixed']}; whole games right after one tap on each check: "
+              f"{s['one_tap_games']}/{s['videos']}\n"
               f"errors by kind: {', '.join(f'{k} {n}' for k, n in s['error_kinds'].items()) or 'none'}\n"
               f"cards chosen by a prior over their top vote: {s['prior_flips'].get('right', 0)} right, "
               f"{s['prior_flips'].get('wrong', 0)} wrong (the top vote was), {s['prior_flips'].get('neither', 0)} "

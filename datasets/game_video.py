@@ -977,6 +977,12 @@ class Score:
     extra_flagged: int = 0
     right_flagged: int = 0
     missed_noted: int = 0
+    # errors a person fixes with one tap on what the page offers: a wrong play asked about
+    # whose "one card more" / "one card less" button gives the right cards, a missed play whose
+    # mismatch offers its cards ("Played here"); `unfixed`: the errors left that change the
+    # game (a mismatch that names no play changes nothing, so it needs no fix)
+    one_tap: int = 0
+    unfixed: int = 0
     latencies: list[float] = field(default_factory=list)  # seconds from rest to decision
     errors: list[str] = field(default_factory=list)
 
@@ -984,6 +990,30 @@ class Score:
     def perfect(self) -> bool:
         return (self.right_plays == self.truth_plays == self.got_plays and
                 self.right_clears == self.truth_clears == self.got_clears and self.extra == 0)
+
+    @property
+    def one_tap_perfect(self) -> bool:
+        """Every error that changes the game is fixed by one tap on what the page asks."""
+        return self.unfixed == 0
+
+
+def one_tap_fixes(g: dict) -> list[list[str]]:
+    """The cards a person can set a decision to with one tap on the rulings page: a play asked
+    about offers its cards with `more` added and with `less` taken out; a mismatch offers each
+    rank it half saw ("Played here", `web/rulings/static/rulings.js`)."""
+    if not g.get("low_conf") and g["type"] == "cards_played":
+        return []
+    if g["type"] == "cards_played":
+        cards = list(g.get("cards") or [])
+        more = [c for c in g.get("more") or [] if c not in cards]
+        kept = [c for c in cards if c not in (g.get("less") or [])]
+        return ([cards + more] if more else []) + ([kept] if kept and len(kept) < len(cards) else [])
+    if g["type"] == "mismatch":
+        groups: dict[str, list[str]] = {}
+        for c in g.get("cards") or []:
+            groups.setdefault(c if c == "JK" else c[:-1], []).append(c)
+        return list(groups.values())
+    return []
 
 
 def score_events(truth: list[dict], got: list[dict], window: float = 3.0) -> Score:
@@ -995,6 +1025,7 @@ def score_events(truth: list[dict], got: list[dict], window: float = 3.0) -> Sco
     missed (truth) or extra (decisions). One early mistake does not shift every later match."""
     s = Score()
     used = [False] * len(got)
+    named_by: set[int] = set()  # mismatches a person names as a missed play with one tap
     match: list[int | None] = [None] * len(truth)
 
     def fits(ev: dict, g: dict) -> bool:
@@ -1020,17 +1051,27 @@ def score_events(truth: list[dict], got: list[dict], window: float = 3.0) -> Sco
             s.truth_clears += 1
         j = match[i]
         if j is None:
-            noted = kind == "cards_played" and any(
-                not used[k] and g["type"] == "mismatch" and fits(dict(ev, type="mismatch"), g)
-                for k, g in enumerate(got))
+            shown = [k for k, g in enumerate(got) if kind == "cards_played" and not used[k]
+                     and g["type"] == "mismatch" and fits(dict(ev, type="mismatch"), g)]
+            noted = bool(shown)
+            named = next((k for k in shown if k not in named_by and any(
+                sorted(f) == sorted(ev["cards"]) for f in one_tap_fixes(got[k]))), None)
+            if named is not None:
+                named_by.add(named)
+                s.one_tap += 1
+            else:
+                s.unfixed += 1
             s.missed_noted += noted
             s.errors.append(f"t={ev['t_rest']:.2f}: {kind} {' '.join(ev.get('cards', []))} missed"
-                            + (" (a mismatch shown)" if noted else ""))
+                            + (" (a mismatch shown)" if noted else "") + (" (one tap)" if named is not None else ""))
             continue
         g = got[j]
         if kind == "cards_played" and sorted(g["cards"]) != sorted(ev["cards"]):
+            tap = any(sorted(f) == sorted(ev["cards"]) for f in one_tap_fixes(g))
+            s.one_tap += tap
+            s.unfixed += not tap
             s.errors.append(f"t={ev['t_rest']:.2f}: played {' '.join(ev['cards'])}, read {' '.join(g['cards'])}"
-                            + (" (flagged)" if g.get("low_conf") else ""))
+                            + (" (flagged)" if g.get("low_conf") else "") + (" (one tap)" if tap else ""))
             s.wrong_plays += 1
             s.wrong_flagged += bool(g.get("low_conf"))
             continue
@@ -1048,6 +1089,7 @@ def score_events(truth: list[dict], got: list[dict], window: float = 3.0) -> Sco
         if not used[j]:
             s.extra += 1
             s.extra_flagged += bool(g.get("low_conf"))
+            s.unfixed += g["type"] != "mismatch"  # a note changes nothing; a play or clear does
             s.errors.append(f"t={g['t']:.2f}: extra {g['type']} {' '.join(g.get('cards', []))}"
                             + (" (flagged)" if g.get("low_conf") else ""))
     return s

@@ -137,6 +137,38 @@ def test_the_untold_errors_and_the_games_with_every_error_asked_about_are_counte
     assert s["silent_errors"] == 2 and s["told_games"] == 2 and s["perfect_games"] == 0
 
 
+def test_the_errors_one_tap_fixes_and_the_games_right_after_them_are_counted():
+    """A person fixes with one tap what the page offers: a double read as one whose "one card
+    more" names the other card, a missed play whose mismatch half saw its cards ("Played
+    here"), a card read half under the play that "one card less" takes out. An extra mismatch
+    changes nothing; an extra play, a misread with no fix offered, a missed clear need more."""
+    from datasets.game_video import one_tap_fixes, score_events
+    pipeline = _load_bench("pipeline")
+    truth = [{"type": "cards_played", "cards": ["7H", "7S"], "t_rest": 1.0},
+             {"type": "cards_played", "cards": ["9C"], "t_rest": 10.0},
+             {"type": "cards_played", "cards": ["JD"], "t_rest": 20.0}, {"type": "pot_cleared", "t_rest": 30.0}]
+    clear = {"type": "pot_cleared", "t": 30.5}
+    fixed = [{"type": "cards_played", "cards": ["7H"], "t": 1.5, "low_conf": True, "more": ["7S"]},
+             {"type": "mismatch", "cards": ["9C", "QD"], "t": 10.5, "low_conf": True},
+             {"type": "cards_played", "cards": ["JD", "JH"], "t": 20.5, "low_conf": True, "less": ["JH"]},
+             {"type": "mismatch", "cards": ["3S"], "t": 25.0, "low_conf": True}, clear]
+    assert one_tap_fixes(fixed[0]) == [["7H", "7S"]] and one_tap_fixes(fixed[1]) == [["9C"], ["QD"]]
+    assert one_tap_fixes(fixed[2]) == [["JD"]] and one_tap_fixes(dict(fixed[0], low_conf=False)) == []
+    s = score_events(truth, fixed)
+    assert (s.one_tap, s.unfixed, s.one_tap_perfect, s.perfect) == (3, 0, True, False)
+    assert sum(e.endswith("(one tap)") for e in s.errors) == 3
+    assert [pipeline.error_kind(e) for e in s.errors] == ["short", "missed play", "long", "extra mismatch", "extra mismatch"]
+    # the wrong "one card more", a mismatch that saw another rank, an extra play, a clear missed
+    worse = [dict(fixed[0], more=["7D"]), dict(fixed[1], cards=["QD"]), fixed[2],
+             {"type": "cards_played", "cards": ["4C"], "t": 26.0}]
+    s = score_events(truth, worse)
+    assert (s.one_tap, s.unfixed, s.one_tap_perfect) == (1, 4, False)
+    rows = [{**pipeline.score_fields(score_events(truth, got)), "frames": 900, "fps": 90.0, "every_frame_fps": 10.0,
+             "detector_share": 0.1, "detect_ms": 90.0, "prior_flips": {}} for got in (fixed, worse)]
+    summary = pipeline.summarise(rows, "model")
+    assert (summary["one_tap"], summary["unfixed"], summary["one_tap_games"]) == (4, 4, 1)
+
+
 def test_pipeline_watcher_settings_are_overridden_by_name_with_their_own_types():
     """`bench/pipeline.py --watcher low_conf=0.7`: dev renders choose the watcher's settings."""
     from vision.pot_watcher import WatcherConfig
