@@ -998,16 +998,24 @@ class Score:
 
 
 def one_tap_fixes(g: dict) -> list[list[str]]:
-    """The cards a person can set a decision to with one tap on the rulings page: a play asked
-    about offers its cards with `more` added and with `less` taken out; a mismatch offers each
-    rank it half saw ("Played here", `web/rulings/static/rulings.js`)."""
+    """The cards a person can set a decision to with one tap on the rulings page
+    (`web/rulings/static/rulings.js`): a play asked about offers its cards with `more` added,
+    with `less` taken out, with one card put in the place of a read's (`reads`: each card's
+    two likeliest others, at least 5%), and, of two cards or more, without any one of them;
+    a mismatch offers each rank it half saw ("Played here")."""
     if not g.get("low_conf") and g["type"] == "cards_played":
         return []
     if g["type"] == "cards_played":
         cards = list(g.get("cards") or [])
         more = [c for c in g.get("more") or [] if c not in cards]
         kept = [c for c in cards if c not in (g.get("less") or [])]
-        return ([cards + more] if more else []) + ([kept] if kept and len(kept) < len(cards) else [])
+        out = ([cards + more] if more else []) + ([kept] if kept and len(kept) < len(cards) else [])
+        for i, votes in enumerate((g.get("reads") or [])[:len(cards)]):
+            likely = sorted(((p, c) for c, p in (votes or {}).items() if c != cards[i] and p >= 0.05), reverse=True)
+            out += [cards[:i] + [c] + cards[i + 1:] for _, c in likely[:2] if c not in cards]
+        if len(cards) > 1:
+            out += [cards[:i] + cards[i + 1:] for i in range(len(cards))]
+        return out
     if g["type"] == "mismatch":
         groups: dict[str, list[str]] = {}
         for c in g.get("cards") or []:

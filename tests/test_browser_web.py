@@ -135,6 +135,30 @@ def test_an_unsure_camera_read_asks_for_a_check_on_the_rulings_page(server, brow
                                      "meta": {"low_conf": True}})
     expect(page.locator("#banner")).to_contain_text("J♥")
     expect(page.locator("#banner .doubt")).to_contain_text("unsure")
+    # the operator's one tap on a likelier card puts it in the read's place
+    page.locator('#e2 .doubt button.fix-alt[data-alt="9C or 9S"]').click()
+    expect(page.locator("#e2 .fixes")).to_contain_text("really 9♠")
+    page.close()
+
+
+def test_a_play_read_a_card_long_is_fixed_with_one_tap(server, browser):
+    """A 3S whose other corner was read as a 3H (flagged): "Not 3♥" takes the card out."""
+    from playwright.sync_api import expect
+
+    base = server.url
+    api(base, "/setup/api/game", {"players": ["Ann", "Bob"], "dealer": "Bob"})
+    api(base, "/manual/api/events", {"type": "cards_played", "cards": ["3S", "3H"], "conf": [0.95, 0.5],
+                                     "meta": {"low_conf": True}})
+    page = browser.new_page()
+    page.set_default_timeout(10_000)
+    page.goto(f"{base}/auth?token={TOKEN}&name=Ann&next=/rulings/")
+    drops = page.locator("#e2 .doubt .fix-drop")
+    expect(drops).to_have_count(2)
+    expect(drops.nth(1)).to_contain_text("Not 3♥")
+    drops.nth(1).click()
+    expect(page.locator("#e2 .fixes")).to_contain_text("really 3♠")
+    view = json.loads(urllib.request.urlopen(f"{base}/rulings/data.json?token={TOKEN}", timeout=10).read())
+    assert view["view"]["table"]["pot"] == ["3S"]
     page.close()
 
 

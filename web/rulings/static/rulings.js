@@ -49,15 +49,27 @@
     const m = ev.meta || {};
     if (ev.type !== "cards_played" || !m.low_conf) return null;
     const cards = ev.cards || [];
+    const fix = (real) => post("/rulings/api/corrections", { type: "correct", event: ev.seq, cards: real.join(" ") });
+    // the other likely cards of each read; for the operator, one tap puts one in its place
     const others = (m.reads || []).flatMap((r, i) => Object.entries(r || {})
       .filter(([c, p]) => c !== cards[i] && p >= 0.05)
       .sort((a, b) => b[1] - a[1]).slice(0, 2)
-      .map(([c, p]) => h("span", { class: "alt", "data-alt": (cards[i] || "?") + " or " + c },
-        card(cards[i] || "?", true), " or ", card(c, true), " (" + Math.round(p * 100) + "%) ")));
+      .map(([c, p]) => {
+        const label = [card(cards[i] || "?", true), " or ", card(c, true), " (" + Math.round(p * 100) + "%) "];
+        const real = cards.map((x, k) => (k === i ? c : x));
+        return operator && cards[i] && !cards.includes(c)
+          ? h("button", { type: "button", class: "alt fix-alt", "data-alt": cards[i] + " or " + c,
+            title: "It was " + real.join(" "), onclick: () => fix(real) }, label)
+          : h("span", { class: "alt", "data-alt": (cards[i] || "?") + " or " + c }, label);
+      }));
     // one tap corrects the play to `real`: the operator's, where the camera named a likely fix
-    const oneTap = (cls, real) => operator ? [" ", h("button", { type: "button", class: cls, onclick: () =>
-      post("/rulings/api/corrections", { type: "correct", event: ev.seq, cards: real.join(" ") }) },
+    const oneTap = (cls, real) => operator ? [" ", h("button", { type: "button", class: cls, onclick: () => fix(real) },
       "It was ", real.map((c) => card(c, true)))] : null;
+    // a card too many (one card's two corners read as two suits, a card under the play): one
+    // tap takes out the card that is not there
+    const drop = operator && cards.length > 1 ? [" One card too many? ", cards.map((c, i) => [" ",
+      h("button", { type: "button", class: "fix-drop", onclick: () => fix(cards.filter((_, k) => k !== i)) },
+        "Not ", card(c, true))])] : null;
     // a card that may lie under the play too (a fanned pair read as one): one tap adds it
     const more = (m.maybe_more || []).filter((c) => !cards.includes(c));
     // a card the camera read half hidden beside the play and added to it: one tap takes it out
@@ -67,7 +79,8 @@
       others.length ? ["Other likely cards: ", others] : null,
       "Look at the pot and correct it if it is wrong.",
       more.length ? oneTap("fix-more", cards.concat(more)) : null,
-      less.length && kept.length ? oneTap("fix-less", kept) : null);
+      less.length && kept.length ? oneTap("fix-less", kept) : null,
+      drop);
   }
 
   /* A camera mismatch (meta.mismatch: two plays seen as one, a card gone, a card that landed
