@@ -1001,8 +1001,8 @@ def one_tap_fixes(g: dict) -> list[list[str]]:
     """The cards a person can set a decision to with one tap on the rulings page
     (`web/rulings/static/rulings.js`): a play asked about offers its cards with `more` added,
     with `less` taken out, with one card put in the place of a read's (`reads`: each card's
-    two likeliest others, at least 5%), and, of two cards or more, without any one of them;
-    a mismatch offers each rank it half saw ("Played here")."""
+    two likeliest others, at least 5%), of two cards or more without any one of them, and
+    with one more card of its rank; a mismatch offers each rank it half saw ("Played here")."""
     if not g.get("low_conf") and g["type"] == "cards_played":
         return []
     if g["type"] == "cards_played":
@@ -1015,6 +1015,10 @@ def one_tap_fixes(g: dict) -> list[list[str]]:
             out += [cards[:i] + [c] + cards[i + 1:] for _, c in likely[:2] if c not in cards]
         if len(cards) > 1:
             out += [cards[:i] + cards[i + 1:] for i in range(len(cards))]
+        ranks = {c[:-1] for c in cards if c != "JK"}
+        if cards and "JK" not in cards and len(ranks) == 1 and len(cards) < 4:
+            rank = ranks.pop()
+            out += [cards + [rank + x] for x in "CDHS" if rank + x not in cards and rank + x not in more]
         return out
     if g["type"] == "mismatch":
         groups: dict[str, list[str]] = {}

@@ -152,6 +152,8 @@ def test_a_play_read_a_card_long_is_fixed_with_one_tap(server, browser):
     page = browser.new_page()
     page.set_default_timeout(10_000)
     page.goto(f"{base}/auth?token={TOKEN}&name=Ann&next=/rulings/")
+    expect(page.locator("#e2 .doubt .fix-add")).to_have_count(2)  # or a card short: + 3♣, + 3♦
+    expect(page.locator("#e2 .doubt .fix-add").nth(0)).to_contain_text("+ 3♣")
     drops = page.locator("#e2 .doubt .fix-drop")
     expect(drops).to_have_count(2)
     expect(drops.nth(1)).to_contain_text("Not 3♥")

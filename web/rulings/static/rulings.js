@@ -72,6 +72,13 @@
         "Not ", card(c, true))])] : null;
     // a card that may lie under the play too (a fanned pair read as one): one tap adds it
     const more = (m.maybe_more || []).filter((c) => !cards.includes(c));
+    // a card short, named by nothing: one tap adds a card of the play's rank of a suit not in it
+    const rankOf = (c) => (c === "JK" ? c : c.slice(0, -1));
+    const rank = cards.length && cards.every((c) => c !== "JK" && rankOf(c) === rankOf(cards[0])) ? rankOf(cards[0]) : null;
+    const add = operator && rank && cards.length < 4
+      ? [..."CDHS"].map((x) => rank + x).filter((c) => !cards.includes(c) && !more.includes(c)) : [];
+    const plus = add.length ? [" One card more? ", add.map((c) => [" ", h("button", { type: "button", class: "fix-add",
+      onclick: () => fix(cards.concat([c])) }, "+ ", card(c, true))])] : null;
     // a card the camera read half hidden beside the play and added to it: one tap takes it out
     const less = (m.maybe_less || []).filter((c) => cards.includes(c));
     const kept = cards.filter((c) => !less.includes(c));
@@ -80,7 +87,7 @@
       "Look at the pot and correct it if it is wrong.",
       more.length ? oneTap("fix-more", cards.concat(more)) : null,
       less.length && kept.length ? oneTap("fix-less", kept) : null,
-      drop);
+      drop, plus);
   }
 
   /* A camera mismatch (meta.mismatch: two plays seen as one, a card gone, a card that landed
