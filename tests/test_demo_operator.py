@@ -39,13 +39,19 @@ def camera_play(table, cards):
     return table.submit({"type": "cards_played", "cards": cards}, source="camera")["event"]
 
 
-def test_misreads_are_corrected_and_answers_follow_their_play(tmp_path):
-    app = make_app(tmp_path)
-    table = app.extensions["masta.table"]
+def table_after_the_first_play(tmp_path):
+    """A table set up for the script of `write_truth`, its first play (5D) read right by the
+    camera, and the script's operator, who had nothing to say about it."""
+    table = make_app(tmp_path).extensions["masta.table"]
     table.submit({"type": "setup", "players": ["Ann", "Bob", "Cy"], "dealer": "Cy"}, source="operator")
     op = DemoOperator(table, scripted_plays(write_truth(tmp_path / "t.truth.jsonl")))
     op.after_camera(camera_play(table, ["5D"]), 1.3)
     assert table.log[-1]["type"] == "cards_played"  # read right, nothing to say about it
+    return table, op
+
+
+def test_misreads_are_corrected_and_answers_follow_their_play(tmp_path):
+    table, op = table_after_the_first_play(tmp_path)
     op.after_camera(camera_play(table, ["9D"]), 2.5)  # nothing came to rest just before: a stray
     assert table.log[-1]["type"] == "cards_played"
     ace = camera_play(table, ["AS"])  # the camera misread the Ace's suit
@@ -67,11 +73,7 @@ def test_misreads_are_corrected_and_answers_follow_their_play(tmp_path):
 
 
 def test_a_camera_mismatch_is_named_as_the_scripts_play_and_ruled_in_place(tmp_path):
-    app = make_app(tmp_path)
-    table = app.extensions["masta.table"]
-    table.submit({"type": "setup", "players": ["Ann", "Bob", "Cy"], "dealer": "Cy"}, source="operator")
-    op = DemoOperator(table, scripted_plays(write_truth(tmp_path / "t.truth.jsonl")))
-    op.after_camera(camera_play(table, ["5D"]), 1.3)
+    table, op = table_after_the_first_play(tmp_path)
     # the Ace landed but the camera could not read it as a play: a mismatch note
     note = table.submit({"type": "note", "text": "camera mismatch: AC 9H",
                          "meta": {"mismatch": True, "cards": ["AC", "9H"]}}, source="camera")["event"]
