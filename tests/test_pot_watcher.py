@@ -896,3 +896,33 @@ def test_a_hand_resting_at_the_pot_and_leaving_is_no_unread_card():
     w, events = run(s, PotWatcher(WatcherConfig(unread_change=0.3)))
     assert w.detector_calls > 3 * w.cfg.read_frames + w.cfg.late_reads  # both scenes were read
     assert [(e.type, e.cards) for e in events] == [("cards_played", ["JS"])]
+
+
+@pytest.mark.parametrize("probs, at, offered", [
+    ({"QH": 0.35, "QD": 0.3, "6H": 0.1}, "landed", ["QH", "QD"]),  # the unread card's index, faintly
+    ({"QH": 0.35, "QD": 0.3}, "away", []),                         # off the pot, where nothing changed
+    ({"QH": 0.2, "QD": 0.15}, "landed", []),                       # under `faint_mate`
+    ({"4C": 0.6, "QD": 0.35}, "landed", ["QD"]),                   # 4C is on the pot already
+])
+def test_a_card_that_lands_unread_offers_what_the_reads_half_saw_there(probs, at, offered):
+    """The mismatch of a card that landed unread names the cards its index was faintly read as,
+    where the pot changed and not on the pot already: the page offers each as one tap."""
+    from vision.detector import CardReads
+
+    s = Scene()
+    s.still(10)
+    s.play(["4C"], (120, 90))
+    s.still(15)
+    landed = s.play(["QD"], (135, 100))
+    s.still(15)
+    _unreadable(s, "QD", landed)
+    box = (135, 100, 143, 114) if at == "landed" else (20, 20, 28, 34)  # "away": outside the zone
+    index = _faint_index(max(probs, key=probs.get), probs, box)
+    w, events = PotWatcher(WatcherConfig(unread_change=0.3)), []
+    for i, img in enumerate(s.frames):
+        reads = CardReads(list(s.dets[i]), [index] if i >= landed else [])
+        events += w.feed(img, i / 30.0, i, lambda _img, r=reads: r)
+    assert [e.type for e in events] == ["cards_played", "mismatch"]
+    assert events[1].cards == offered
+    assert ("perhaps " + " ".join(offered) in events[1].detail) == bool(offered)
+    assert events[1].to_log_event()["meta"]["cards"] == offered
