@@ -1002,7 +1002,8 @@ def one_tap_fixes(g: dict) -> list[list[str]]:
     (`web/rulings/static/rulings.js`): a play asked about offers its cards with `more` added,
     with `less` taken out, with one card put in the place of a read's (`reads`: each card's
     two likeliest others, at least 5%), of two cards or more without any one of them, and
-    with one more card of its rank; a mismatch offers each rank it half saw ("Played here")."""
+    with one more card of its rank; a mismatch offers each rank it half saw ("Played here"),
+    unless its cards are ones that left the pot (`gone`)."""
     if not g.get("low_conf") and g["type"] == "cards_played":
         return []
     if g["type"] == "cards_played":
@@ -1020,7 +1021,7 @@ def one_tap_fixes(g: dict) -> list[list[str]]:
             rank = ranks.pop()
             out += [cards + [rank + x] for x in "CDHS" if rank + x not in cards and rank + x not in more]
         return out
-    if g["type"] == "mismatch":
+    if g["type"] == "mismatch" and not g.get("gone"):  # cards that left the pot are no play
         groups: dict[str, list[str]] = {}
         for c in g.get("cards") or []:
             groups.setdefault(c if c == "JK" else c[:-1], []).append(c)

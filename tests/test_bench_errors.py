@@ -154,6 +154,7 @@ def test_the_errors_one_tap_fixes_and_the_games_right_after_them_are_counted():
              {"type": "mismatch", "cards": ["3S"], "t": 25.0, "low_conf": True}, clear]
     assert one_tap_fixes(fixed[0]) == [["7H", "7S"], ["7H", "7C"], ["7H", "7D"]]  # "it was", then "+ 7C", "+ 7D"
     assert one_tap_fixes(fixed[1]) == [["9C"], ["QD"]]
+    assert one_tap_fixes(dict(fixed[1], gone=True)) == []  # cards that left the pot are no play
     assert one_tap_fixes(fixed[2]) == [["JD"], ["JH"], ["JD"], ["JD", "JH", "JC"], ["JD", "JH", "JS"]]
     assert one_tap_fixes(dict(fixed[0], low_conf=False)) == []
     # a read's likelier others, put in its place (at least 5%, two at most, none already played)

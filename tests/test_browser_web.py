@@ -228,9 +228,13 @@ def test_a_camera_mismatch_is_named_in_place_by_one_tap(server, browser):
     api(base, "/manual/api/events", {"type": "note", "text": "camera mismatch: something landed on the pot but no "
                                      "new card could be read", "meta": {"mismatch": True, "cards": []}})
     api(base, "/manual/api/events", {"type": "note", "text": "the light is bad tonight"})
+    api(base, "/manual/api/events", {"type": "note", "text": "camera mismatch: the top card 5H left the pot",
+                                     "meta": {"mismatch": True, "cards": ["5H"], "gone": True}})
     page = browser.new_page()
     page.set_default_timeout(10_000)
     page.goto(f"{base}/auth?token={TOKEN}&name=Ann&next=/rulings/")
+    expect(page.locator("#e6 .doubt .name-cards")).to_be_visible()
+    expect(page.locator("#e6 .doubt .name-seen")).to_have_count(0)  # a card that left is no play to offer
     expect(page.locator("#e3 .doubt")).to_contain_text("could not tell what happened")
     expect(page.locator("#e5")).to_be_visible()
     expect(page.locator("#e5 .doubt")).to_have_count(0)  # a person's note is no camera mismatch

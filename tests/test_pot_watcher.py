@@ -178,6 +178,9 @@ def test_card_taken_back_and_two_ranks_are_mismatches_not_guesses():
     assert events[2].cards == ["5C"] and "taken back" in events[2].detail
     assert sorted(events[3].cards) == ["8S", "QH"] and "several ranks" in events[3].detail
     assert events[2].to_log_event()["type"] == "note"
+    # the 5C left the pot: no play to offer ("Played here"); the 8S and QH may have been played
+    assert events[2].gone and events[2].to_log_event()["meta"]["gone"] is True
+    assert not events[3].gone and "gone" not in events[3].to_log_event()["meta"]
 
 
 def test_a_card_hidden_for_a_while_is_not_played_again():

@@ -189,6 +189,7 @@ class WatchEvent:
     seat: str | None = None  # the seat zone the arm came from, when seat zones are set
     maybe_more: list[str] = field(default_factory=list)  # cards that may lie under the play too
     maybe_less: list[str] = field(default_factory=list)  # cards of the play read half hidden: maybe not
+    gone: bool = False  # a mismatch whose cards left the pot (not cards that may have been played)
 
     def to_log_event(self) -> dict[str, Any]:
         """The event-log object (docs/architecture.md) without `seq`/`t`, which the log adds.
@@ -203,6 +204,8 @@ class WatchEvent:
             ev: dict[str, Any] = {"type": "note", "source": "camera", "text": f"camera mismatch: {self.detail}"}
             meta["mismatch"] = True
             meta["cards"] = list(self.cards)
+            if self.gone:
+                meta["gone"] = True
         elif self.type == "cards_amended":  # the camera's correction of its own latest play; the
             # pipeline names that play (`event`), else it stays a note for the operator
             ev = {"type": "correct", "source": "camera", "cards": list(self.cards)}
@@ -868,12 +871,14 @@ class PotWatcher:
             if top_gone:
                 ev = WatchEvent("mismatch", t, self._t_still, index, top_gone, [], True,
                                 f"the top card{'s' if len(top_gone) > 1 else ''} {' '.join(top_gone)} "
-                                f"left the pot without the pot being cleared (taken back?); please check")
+                                f"left the pot without the pot being cleared (taken back?); please check",
+                                gone=True)
                 self.top = [c for c in self.top if c not in top_gone]
             elif sum(missing.values()) * 2 > max(1, sum(prev_c.values())):
                 gone = sorted(missing.elements())
                 ev = WatchEvent("mismatch", t, self._t_still, index, gone, [], True,
-                                f"part of the pot is gone ({' '.join(gone)}) but not all of it; please check")
+                                f"part of the pot is gone ({' '.join(gone)}) but not all of it; please check",
+                                gone=True)
         if ev is None and not rebaselined:
             ev = self._unread(image, t, index)
         self._index_areas.extend((o.box[2] - o.box[0]) * (o.box[3] - o.box[1]) for o in obs)
@@ -1108,7 +1113,8 @@ class PotWatcher:
         if gone:
             self.top = [c for c in self.top if c not in gone]
             return WatchEvent("mismatch", t, self._t_still, index, gone, [], True,
-                              f"{' '.join(gone)} left the pot while the camera was out; please check the log")
+                              f"{' '.join(gone)} left the pot while the camera was out; please check the log",
+                              gone=True)
         return None
 
     def _read_baseline(self, image: np.ndarray, small: np.ndarray, t: float, index: int,

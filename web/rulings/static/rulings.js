@@ -102,7 +102,8 @@
     const name = (cards) => post("/rulings/api/corrections", { type: "correct", event: ev.seq, cards: cards });
     const rank = (c) => (c === "JK" ? c : c.slice(0, -1));
     const groups = {};
-    (ev.meta.cards || []).forEach((c) => { (groups[rank(c)] = groups[rank(c)] || []).push(c); });
+    // cards that left the pot (taken back, part of the pot gone) are no play to offer
+    (ev.meta.gone ? [] : ev.meta.cards || []).forEach((c) => { (groups[rank(c)] = groups[rank(c)] || []).push(c); });
     const taps = Object.values(groups).map((g) => [" ", h("button", { type: "button", class: "name-seen", onclick: () => name(g) },
       "Played here: ", g.map((c) => card(c, true)))]);
     const inp = h("input", { placeholder: "cards, e.g. 9S 9H", size: 12, class: "name-cards", "aria-label": "cards played at #" + ev.seq });
