@@ -914,10 +914,7 @@ def test_a_card_that_lands_unread_offers_what_the_reads_half_saw_there(probs, at
 
     s = Scene()
     s.still(10)
-    s.play(["4C"], (120, 90))
-    s.still(15)
-    landed = s.play(["QD"], (135, 100))
-    s.still(15)
+    _, landed = s.plays((["4C"], (120, 90)), (["QD"], (135, 100)))  # the QD: from its first frame
     _unreadable(s, "QD", landed)
     box = (135, 100, 143, 114) if at == "landed" else (20, 20, 28, 34)  # "away": outside the zone
     index = _faint_index(max(probs, key=probs.get), probs, box)
