@@ -5,8 +5,9 @@ same way every time (Knoll's hollow Q read as a 6, its 10 as a Q). A table plays
 evening, so the deck itself can teach: show masta the 26 cards of one black and one red suit
 (or the whole deck), one at a time, alone in the middle of the table (`DECK_ORDER`: A to K of
 spades, then of hearts; `deck_order("SHCD")`: then of clubs and diamonds too), and
-`learn_deck` keeps what the classifier's last layer sees in each of their corner indices (turned to eight angles, cut at two sizes). At play time `DeckMemory.fuse` weighs
-each read by how close it looks to the taught indices of each rank: a crop that looks like
+`learn_deck` keeps what the classifier's last layer sees in each of their corner indices
+(turned to eight angles, cut at two sizes). At play time `DeckMemory.fuse` weighs each read
+by how close it looks to the taught indices of each rank: a crop that looks like
 this deck's Q is pushed towards Q. Suits are left to the classifier (it already read the
 unseen decks' suits right). A crop unlike every taught one (a card half hidden, two indices
 in one box) is left to the classifier alone: pushed, such crops were read as new cards.

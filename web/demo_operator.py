@@ -72,7 +72,8 @@ class DemoOperator:
 
     def after_camera(self, event: dict, video_t: float | None) -> None:
         """Called with each event the camera recorded and the video time it was decided at."""
-        mismatch = is_camera_mismatch(event)
+        # a mismatch whose cards left the pot (taken back) is no play to name
+        mismatch = is_camera_mismatch(event) and not (event.get("meta") or {}).get("gone")
         if (event.get("type") != "cards_played" and not mismatch) or video_t is None:
             return
         near = [p for p in self.plays if not p.seen and p.t_rest - EARLY_S <= video_t <= p.t_rest + LATE_S]
