@@ -64,8 +64,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "cards one at a time there, face up, each taken away before the next, in this "
                     f"order: {' '.join(DECK_ORDER)} (A to K of spades, then of hearts; with --suits SHCD, "
                     "then of clubs and of diamonds: the whole deck, for a design whose indices differ "
-                    "from suit to suit). Each card is taken once it lies still. Then referee with "
-                    "`masta watch SOURCE --deck FILE`.")
+                    "from suit to suit). Each card is taken once it lies still; one taken away too soon "
+                    "is named at once, and the cards after it are still learnt as themselves. Then "
+                    "referee with `masta watch SOURCE --deck FILE`.")
     p.add_argument("source", help="webcam index (0), video file, image folder or stream URL")
     p.add_argument("--out", default="deck.npz", help="where to save what was learnt (default deck.npz)")
     p.add_argument("--suits", default=TEACH_SUITS, help=f"the suits to show, A to K of each, in this order "
