@@ -47,6 +47,7 @@ from datasets.game_video import (GameRenderer, OracleDetector, VideoSpec, read_f
 from datasets.video_commands import held_out_faces  # noqa: E402
 from referee.cards import rank_of  # noqa: E402
 from referee.table import TableReferee  # noqa: E402
+from vision.deck_memory import TEACH_SUITS, DeckMemoryError, deck_order  # noqa: E402
 from vision.frame_size import frame_size  # noqa: E402
 from vision.pipeline import Pipeline, priors_from_view  # noqa: E402
 from vision.pot_watcher import UNFIT_WEIGHT, WatcherConfig  # noqa: E402
@@ -100,12 +101,11 @@ TEACH_SEED = 800
 
 
 def ensure_teaching(folder: Path, faces: str, quiet: bool, size: tuple[int, int] = SIZE,
-                    suits: str = "SH") -> Path:
+                    suits: str = TEACH_SUITS) -> Path:
     """The video of a deck being taught (`masta learn-deck --suits SUITS`): its teaching cards
     shown one at a time on the same table and camera as the games; rendered on first use."""
     from datasets.faces import HELD_OUT_STYLES
     from datasets.game_video import deck_script
-    from vision.deck_memory import TEACH_SUITS, deck_order
 
     order = deck_order(suits)
     path = folder / (f"teach-{faces}.mp4" if suits.upper() == TEACH_SUITS else f"teach-{faces}-{suits.upper()}.mp4")
@@ -128,7 +128,7 @@ _TAUGHT: dict[tuple[Path, str, str, str], object] = {}
 
 def taught_deck(folder: Path, faces: str, args):
     """The deck memory learnt from the deck's teaching video, as `masta learn-deck` learns it."""
-    from vision.deck_memory import deck_order, learn_deck
+    from vision.deck_memory import learn_deck
     from vision.detector import CAMERA, CardDetector
 
     key = (Path(folder), faces, str(args.model), args.teach_suits)
@@ -366,8 +366,8 @@ def main() -> int:
     ap.add_argument("--teach", action="store_true", help="model: teach each deck first, as a table "
                     "would with `masta learn-deck` (its teaching cards shown one at a time, a video "
                     "rendered beside the games), and read its games with what was learnt")
-    ap.add_argument("--teach-suits", default="SH", help="with --teach: the suits shown, A to K of each "
-                    "(default SH, as `masta learn-deck`; SHCD: the whole deck)")
+    ap.add_argument("--teach-suits", default=TEACH_SUITS, help="with --teach: the suits shown, A to K of "
+                    f"each (default {TEACH_SUITS}, as `masta learn-deck`; SHCD: the whole deck)")
     ap.add_argument("--unfit-weight", type=float, default=UNFIT_WEIGHT,
                     help=f"the legality prior: a new card of a rank that may not go on the pot counts this "
                          f"share of its votes (default {UNFIT_WEIGHT}; 1 turns the prior off)")
@@ -381,7 +381,6 @@ def main() -> int:
     ap.add_argument("--out", default="runs/bench-pipeline.json")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args()
-    from vision.deck_memory import DeckMemoryError, deck_order
     try:  # a typo fails here, not after the first videos are read
         deck_order(a.teach_suits)
     except DeckMemoryError as exc:

@@ -977,10 +977,10 @@ class Score:
     extra_flagged: int = 0
     right_flagged: int = 0
     missed_noted: int = 0
-    # errors a person fixes with one tap on what the page offers: a wrong play asked about
-    # whose "one card more" / "one card less" button gives the right cards, a missed play whose
-    # mismatch offers its cards ("Played here"); `unfixed`: the errors left that change the
-    # game (a mismatch that names no play changes nothing, so it needs no fix)
+    # errors a person fixes with one tap on what the page offers (`one_tap_fixes`): a wrong
+    # play asked about, a missed play whose mismatch offers its cards ("Played here");
+    # `unfixed`: the errors left that change the game (a mismatch that names no play changes
+    # nothing, so it needs no fix)
     one_tap: int = 0
     unfixed: int = 0
     latencies: list[float] = field(default_factory=list)  # seconds from rest to decision
@@ -1016,17 +1016,22 @@ def one_tap_fixes(g: dict) -> list[list[str]]:
             out += [cards[:i] + [c] + cards[i + 1:] for _, c in likely[:2] if c not in cards]
         if len(cards) > 1:
             out += [cards[:i] + cards[i + 1:] for i in range(len(cards))]
-        ranks = {c[:-1] for c in cards if c != "JK"}
-        if cards and "JK" not in cards and len(ranks) == 1 and len(cards) < 4:
+        ranks = {rank_of(c) for c in cards}
+        if len(ranks) == 1 and "JK" not in ranks and len(cards) < 4:
             rank = ranks.pop()
             out += [cards + [rank + x] for x in "CDHS" if rank + x not in cards and rank + x not in more]
         return out
     if g["type"] == "mismatch" and not g.get("gone"):  # cards that left the pot are no play
         groups: dict[str, list[str]] = {}
         for c in g.get("cards") or []:
-            groups.setdefault(c if c == "JK" else c[:-1], []).append(c)
+            groups.setdefault(rank_of(c), []).append(c)
         return list(groups.values())
     return []
+
+
+def _one_tap(g: dict, cards: list[str]) -> bool:
+    """Does one tap on what the page offers for decision `g` make it `cards`?"""
+    return any(sorted(f) == sorted(cards) for f in one_tap_fixes(g))
 
 
 def score_events(truth: list[dict], got: list[dict], window: float = 3.0) -> Score:
@@ -1067,8 +1072,7 @@ def score_events(truth: list[dict], got: list[dict], window: float = 3.0) -> Sco
             shown = [k for k, g in enumerate(got) if kind == "cards_played" and not used[k]
                      and g["type"] == "mismatch" and fits(dict(ev, type="mismatch"), g)]
             noted = bool(shown)
-            named = next((k for k in shown if k not in named_by and any(
-                sorted(f) == sorted(ev["cards"]) for f in one_tap_fixes(got[k]))), None)
+            named = next((k for k in shown if k not in named_by and _one_tap(got[k], ev["cards"])), None)
             if named is not None:
                 named_by.add(named)
                 s.one_tap += 1
@@ -1080,7 +1084,7 @@ def score_events(truth: list[dict], got: list[dict], window: float = 3.0) -> Sco
             continue
         g = got[j]
         if kind == "cards_played" and sorted(g["cards"]) != sorted(ev["cards"]):
-            tap = any(sorted(f) == sorted(ev["cards"]) for f in one_tap_fixes(g))
+            tap = _one_tap(g, ev["cards"])
             s.one_tap += tap
             s.unfixed += not tap
             s.errors.append(f"t={ev['t_rest']:.2f}: played {' '.join(ev['cards'])}, read {' '.join(g['cards'])}"

@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 
 from referee.cards import rank_of
-from vision.classifier import CLASSES, crop_index
+from vision.classifier import CLASSES, NONE_ID, crop_index
 from vision.boxes import iou as _iou
 
 RANKS_ORDER = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
@@ -250,10 +250,10 @@ def _detail(image: np.ndarray, width: int = 640) -> np.ndarray:
     return g / (cv2.GaussianBlur(g, (0, 0), 6) + 8.0)
 
 
-def _card_boxes(image: np.ndarray, detector, diff: np.ndarray, changed: np.ndarray) -> list:
+def _card_boxes(image: np.ndarray, detector, diff: np.ndarray, changed: np.ndarray) -> tuple[list, np.ndarray]:
     """The index boxes of the card lying where the picture changed, found in the changed
     region at three margins (the detector's boxes vary with the region it is given: more
-    ways to cut each index)."""
+    ways to cut each index), and the classifier's probabilities of each (n, classes)."""
     ys, xs = np.nonzero(changed)
     H, W = image.shape[:2]
     f = W / changed.shape[1]
@@ -269,10 +269,12 @@ def _card_boxes(image: np.ndarray, detector, diff: np.ndarray, changed: np.ndarr
             # on the card (the bare table's pixels there changed), not the same cut twice
             if sc >= 0.15 and diff[gy0:gy1, gx0:gx1].mean() >= NEW_INDEX and all(_iou(b, o) < 0.9 for o in found):
                 found.append(b)
-    if found:  # left out: what the classifier is sure is no index (a pip, a court figure)
-        reads = detector.classifier.classify([crop_index(image, b) for b in found])
-        found = [b for b, (name, p, _) in zip(found, reads) if not (name == "none" and p >= 0.5)]
-    return found
+    if not found:
+        return [], np.zeros((0, len(CLASSES)), np.float32)
+    # left out: what the classifier is sure is no index (a pip, a court figure)
+    probs = detector.classifier.probabilities([crop_index(image, b) for b in found])[0]
+    keep = [i for i, row in enumerate(probs) if not (int(row.argmax()) == NONE_ID and row[NONE_ID] >= 0.5)]
+    return [found[i] for i in keep], probs[keep]
 
 
 #: aligning the cards seen with the order they were asked for (`align`): what skipping a card
@@ -375,11 +377,11 @@ def learn_deck(frames: Iterable, detector, order: Iterable[str] = DECK_ORDER, na
         if last is not None and float((np.abs(detail - last) > CHANGED).mean()) < 0.0005:
             continue  # the same card still lies there (a hand came and went)
         last = detail
-        boxes = _card_boxes(fr.image, detector, diff, changed)
+        boxes, read = _card_boxes(fr.image, detector, diff, changed)
         if not boxes:
             continue
         seen.append((float(fr.t), boxes, [c for b in boxes for c in turned_crops(fr.image, b)]))
-        probs.append(detector.classifier.probabilities([crop_index(fr.image, b) for b in boxes])[0])
+        probs.append(read)
         # which card of the order this is, given every card seen so far: one shown too briefly
         # to be seen must not shift the labels of all the cards after it
         places = align(card_scores(probs, order), finished=False)

@@ -40,6 +40,8 @@
       o.next ? h("span", { class: "muted small" }, " next " + o.next) : null);
   }
 
+  const rankOf = (c) => (c === "JK" ? c : c.slice(0, -1));
+
   /* A line that asks a person to look: the "check" tag, then what to look at. */
   const check = (...kids) => h("div", { class: "out doubt" }, h("span", { class: "tag check" }, "check"), ...kids);
 
@@ -73,7 +75,6 @@
     // a card that may lie under the play too (a fanned pair read as one): one tap adds it
     const more = (m.maybe_more || []).filter((c) => !cards.includes(c));
     // a card short, named by nothing: one tap adds a card of the play's rank of a suit not in it
-    const rankOf = (c) => (c === "JK" ? c : c.slice(0, -1));
     const rank = cards.length && cards.every((c) => c !== "JK" && rankOf(c) === rankOf(cards[0])) ? rankOf(cards[0]) : null;
     const add = operator && rank && cards.length < 4
       ? [..."CDHS"].map((x) => rank + x).filter((c) => !cards.includes(c) && !more.includes(c)) : [];
@@ -100,10 +101,9 @@
     if (!operator) return check(lead, "the operator names them.");
     if (named) return null;  // named already: the ruling and the correction show below
     const name = (cards) => post("/rulings/api/corrections", { type: "correct", event: ev.seq, cards: cards });
-    const rank = (c) => (c === "JK" ? c : c.slice(0, -1));
     const groups = {};
     // cards that left the pot (taken back, part of the pot gone) are no play to offer
-    (ev.meta.gone ? [] : ev.meta.cards || []).forEach((c) => { (groups[rank(c)] = groups[rank(c)] || []).push(c); });
+    (ev.meta.gone ? [] : ev.meta.cards || []).forEach((c) => { (groups[rankOf(c)] = groups[rankOf(c)] || []).push(c); });
     const taps = Object.values(groups).map((g) => [" ", h("button", { type: "button", class: "name-seen", onclick: () => name(g) },
       "Played here: ", g.map((c) => card(c, true)))]);
     const inp = h("input", { placeholder: "cards, e.g. 9S 9H", size: 12, class: "name-cards", "aria-label": "cards played at #" + ev.seq });
