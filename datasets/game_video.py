@@ -30,6 +30,7 @@ import gzip
 import json
 import math
 import random
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -983,6 +984,12 @@ class Score:
     # nothing, so it needs no fix)
     one_tap: int = 0
     unfixed: int = 0
+    # `taps`: the taps that fix, in place on the rulings page, every error that changes the game
+    # (`fix_taps`: one tap where the page offers the fix, else the card picker, else "Void");
+    # `not_in_place`: errors it cannot fix there (a play or clear missed with no mismatch shown
+    # at its place: the Manual page adds one at the end of the log)
+    taps: int = 0
+    not_in_place: int = 0
     latencies: list[float] = field(default_factory=list)  # seconds from rest to decision
     errors: list[str] = field(default_factory=list)
 
@@ -1034,6 +1041,30 @@ def _one_tap(g: dict, cards: list[str]) -> bool:
     return any(sorted(f) == sorted(cards) for f in one_tap_fixes(g))
 
 
+def picker_taps(start: list[str], cards: list[str]) -> int:
+    """Taps on the rulings page's card picker (`masta.cardPicker`) that turn the cards `start`
+    into `cards`: one on the chip of each card not played, then for the cards missing one on
+    each rank and one on each of its suits (a joker: one tap)."""
+    gone = Counter(start) - Counter(cards)
+    add = list((Counter(cards) - Counter(start)).elements())
+    return sum(gone.values()) + len({rank_of(c) for c in add if c != "JK"}) + len(add)
+
+
+def fix_taps(g: dict, cards: list[str] | None) -> int:
+    """Taps on the rulings page that fix decision `g` in place: make it the play of `cards`,
+    or, with `cards` None, undo a decision that matches nothing. One where the page offers
+    the fix (`one_tap_fixes`). Else a play's picker ("Other cards…", or "Correct #n…" when it
+    asked nothing), starting from the read, then "Correct cards"; a mismatch's picker ("Pick
+    the cards…"), then "Played here"; a play or clear that did not happen: "Correct #n…",
+    "Void", and the browser's "OK"."""
+    if cards is None:
+        return 0 if g["type"] == "mismatch" else 3
+    if _one_tap(g, cards):
+        return 1
+    start = list(g.get("cards") or []) if g["type"] == "cards_played" else []
+    return 1 + picker_taps(start, cards) + 1
+
+
 def score_events(truth: list[dict], got: list[dict], window: float = 3.0) -> Score:
     """Match decisions to truth. `truth`: the truth file's camera events (`type`, `cards`,
     `t_rest`); `got`: `{"type", "cards", "t", "latency"?}` where `type` is `cards_played`,
@@ -1076,8 +1107,16 @@ def score_events(truth: list[dict], got: list[dict], window: float = 3.0) -> Sco
             if named is not None:
                 named_by.add(named)
                 s.one_tap += 1
+                s.taps += 1
             else:
                 s.unfixed += 1
+                # the first mismatch shown there not named already, with the card picker
+                picked = next((k for k in shown if k not in named_by), None) if kind == "cards_played" else None
+                if picked is None:
+                    s.not_in_place += 1
+                else:
+                    named_by.add(picked)
+                    s.taps += fix_taps(got[picked], ev["cards"])
             s.missed_noted += noted
             s.errors.append(f"t={ev['t_rest']:.2f}: {kind} {' '.join(ev.get('cards', []))} missed"
                             + (" (a mismatch shown)" if noted else "") + (" (one tap)" if named is not None else ""))
@@ -1087,6 +1126,7 @@ def score_events(truth: list[dict], got: list[dict], window: float = 3.0) -> Sco
             tap = _one_tap(g, ev["cards"])
             s.one_tap += tap
             s.unfixed += not tap
+            s.taps += fix_taps(g, ev["cards"])
             s.errors.append(f"t={ev['t_rest']:.2f}: played {' '.join(ev['cards'])}, read {' '.join(g['cards'])}"
                             + (" (flagged)" if g.get("low_conf") else "") + (" (one tap)" if tap else ""))
             s.wrong_plays += 1
@@ -1107,6 +1147,7 @@ def score_events(truth: list[dict], got: list[dict], window: float = 3.0) -> Sco
             s.extra += 1
             s.extra_flagged += bool(g.get("low_conf"))
             s.unfixed += g["type"] != "mismatch"  # a note changes nothing; a play or clear does
+            s.taps += fix_taps(g, None)
             s.errors.append(f"t={g['t']:.2f}: extra {g['type']} {' '.join(g.get('cards', []))}"
                             + (" (flagged)" if g.get("low_conf") else ""))
     return s

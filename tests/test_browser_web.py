@@ -233,8 +233,9 @@ def test_a_camera_mismatch_is_named_in_place_by_one_tap(server, browser):
     page = browser.new_page()
     page.set_default_timeout(10_000)
     page.goto(f"{base}/auth?token={TOKEN}&name=Ann&next=/rulings/")
-    expect(page.locator("#e6 .doubt .name-cards")).to_be_visible()
     expect(page.locator("#e6 .doubt .name-seen")).to_have_count(0)  # a card that left is no play to offer
+    page.locator("#e6 .doubt summary").click()  # but cards can still be named there
+    expect(page.locator("#e6 .doubt .name-cards")).to_be_visible()
     expect(page.locator("#e3 .doubt")).to_contain_text("could not tell what happened")
     expect(page.locator("#e5")).to_be_visible()
     expect(page.locator("#e5 .doubt")).to_have_count(0)  # a person's note is no camera mismatch
@@ -245,11 +246,54 @@ def test_a_camera_mismatch_is_named_in_place_by_one_tap(server, browser):
     expect(page.locator("#e3 .fixes")).to_contain_text("really 9♠")
     expect(page.locator("#e3 .out .tag.legal")).to_be_visible()  # ruled in place: 9 on the 5
     expect(page.locator("#e3 .doubt")).to_have_count(0)  # named: nothing more to ask
+    page.locator("#e4 .doubt summary").click()
     page.locator("#e4 .doubt .name-cards").fill("jd")
     page.locator("#e4 .doubt .name-play").click()
     expect(page.locator("#e4 .fixes")).to_contain_text("really J♦")
     view = json.loads(urllib.request.urlopen(f"{base}/rulings/data.json?token={TOKEN}", timeout=10).read())
     assert view["view"]["table"]["pot"] == ["5H", "9S", "JD"]
+    page.close()
+
+
+def test_cards_are_picked_by_taps_and_kept_while_new_events_arrive(server, browser):
+    """On a phone, cards are named with taps (a rank, then its suits), not typed: a mismatch
+    that read nothing is named as a pair; a read no button fixes is corrected from its own
+    cards (one taken out, one added). A new event mid-pick redraws the page and keeps the pick."""
+    from playwright.sync_api import expect
+
+    base = server.url
+    api(base, "/setup/api/game", {"players": ["Ann", "Bob"], "dealer": "Bob"})
+    api(base, "/manual/api/events", {"type": "cards_played", "cards": ["5H"]})
+    api(base, "/manual/api/events", {"type": "note", "text": "camera mismatch: something landed on the pot but no "
+                                     "new card could be read", "meta": {"mismatch": True, "cards": []}})
+    api(base, "/manual/api/events", {"type": "cards_played", "cards": ["6C"], "conf": [0.55], "meta": {
+        "low_conf": True, "reads": [{"6C": 0.55, "8C": 0.3}]}})
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    page.set_default_timeout(10_000)
+    page.goto(f"{base}/auth?token={TOKEN}&name=Ann&next=/rulings/")
+    miss = page.locator("#e3 .doubt")
+    miss.locator("summary").click()
+    miss.locator('.cpick-rank[data-rank="9"]').click()
+    miss.locator('.cpick-suit[data-card="9S"]').click()
+    api(base, "/manual/api/events", {"type": "note", "text": "mid-pick, the page redraws"})
+    expect(page.locator("#e5")).to_be_visible()
+    expect(miss.locator(".cpick-chip")).to_have_count(1)  # the pick survived the redraw
+    miss.locator('.cpick-suit[data-card="9H"]').click()
+    expect(miss.locator(".cpick-chip")).to_have_text(["9♠ ✕", "9♥ ✕"])
+    miss.locator(".name-play").click()
+    expect(page.locator("#e3 .fixes")).to_contain_text("really 9♠9♥")
+    # the Queen read as a 6 (its likely others: an 8): "Other cards…" opens the picker on the read
+    page.locator("#e4 .doubt .fix-pick").click()
+    editor = page.locator("#e4 details.editor")
+    expect(editor.locator(".cpick-chip")).to_have_text(["6♣ ✕"])
+    expect(editor).not_to_contain_text("null")
+    editor.locator(".cpick-chip").click()
+    editor.locator('.cpick-rank[data-rank="Q"]').click()
+    editor.locator('.cpick-suit[data-card="QC"]').click()
+    editor.locator(".fix-correct").click()
+    expect(page.locator("#e4 .fixes")).to_contain_text("really Q♣")
+    view = json.loads(urllib.request.urlopen(f"{base}/rulings/data.json?token={TOKEN}", timeout=10).read())
+    assert view["view"]["table"]["pot"] == ["5H", "9S", "9H", "QC"]
     page.close()
 
 

@@ -155,5 +155,38 @@ const masta = (() => {
     return h("div", { class: "prompt-box", "data-prompt": p.prompt || "" }, kids);
   }
 
-  return { h, card, post, get, toast, listen, banner, initial, when, promptBox, isOperator };
+  const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
+
+  /* Cards named with taps instead of typed: a phone's keyboard hides half the page, mid-game.
+     A rank, then each of its suits played (tapped again, taken out); a chosen card's chip takes
+     it out. `st` ({cards, rank}) is the caller's, so a page that redraws on every event keeps
+     what was being picked. A joker is one tap (two at most: a deck has two). */
+  function cardPicker(st, label) {
+    st.cards = st.cards || [];
+    const root = h("div", { class: "cpick", "aria-label": label || "pick cards" });
+    const toggle = (c) => {
+      const i = st.cards.indexOf(c);
+      if (i >= 0) st.cards.splice(i, 1); else st.cards.push(c);
+      draw();
+    };
+    function draw() {
+      const chosen = st.cards.length
+        ? st.cards.map((c, i) => h("button", { type: "button", class: "cpick-chip", "data-card": c, title: "take " + c + " out",
+          onclick: () => { st.cards.splice(i, 1); draw(); } }, card(c, true), " ✕"))
+        : h("span", { class: "muted small" }, "tap a rank, then its suits");
+      const ranks = RANKS.map((r) => h("button", { type: "button", class: "cpick-rank" + (st.rank === r ? " on" : ""),
+        "data-rank": r, onclick: () => { st.rank = st.rank === r ? null : r; draw(); } }, r));
+      ranks.push(h("button", { type: "button", class: "cpick-rank", "data-rank": "JK",
+        disabled: st.cards.filter((c) => c === "JK").length >= 2, onclick: () => { st.cards.push("JK"); draw(); } }, "JK"));
+      const suits = st.rank ? h("div", { class: "cpick-suits" }, [..."CDHS"].map((x) => st.rank + x).map((c) =>
+        h("button", { type: "button", class: "cpick-suit" + (st.cards.includes(c) ? " on" : ""), "data-card": c,
+          onclick: () => toggle(c) }, card(c, true)))) : null;
+      // replaceChildren() would write a null as the text "null"
+      root.replaceChildren(...[h("div", { class: "cpick-chosen" }, chosen), h("div", { class: "cpick-ranks" }, ranks), suits].filter(Boolean));
+    }
+    draw();
+    return root;
+  }
+
+  return { h, card, post, get, toast, listen, banner, initial, when, promptBox, isOperator, cardPicker };
 })();

@@ -1,7 +1,7 @@
 /* Rulings page: every event with its rulings, suspicions, evidence and corrections. */
 "use strict";
 (() => {
-  const { h, card, banner, listen, initial, post, get, when } = masta;
+  const { h, card, banner, listen, initial, post, get, when, cardPicker, toast } = masta;
   let state = initial("init");
   const box = document.getElementById("entries");
   const operator = box.dataset.operator === "yes";
@@ -41,6 +41,26 @@
   }
 
   const rankOf = (c) => (c === "JK" ? c : c.slice(0, -1));
+
+  /* What the operator is picking or typing for an event, kept across the redraw each new event
+     brings: by key ("m" + seq for a mismatch, "c" + seq for a correction). */
+  const picks = {};
+
+  /* Cards picked by taps (`start` first: the read being corrected), or typed instead, and a
+     button that sends them; the typed field wins when it holds anything. */
+  function namer(key, start, send, { button, buttonText, input, placeholder, aria }) {
+    const st = picks[key] = picks[key] || { cards: [...start], rank: null, typed: "", open: false };
+    const inp = h("input", { placeholder, size: 12, class: input, "aria-label": aria, value: st.typed || null,
+      oninput: (e) => { st.typed = e.target.value; } });
+    const go = async () => {
+      const cards = (st.typed || "").trim() || st.cards.join(" ");
+      if (!cards) { toast("Pick the cards first: tap a rank, then its suits", true); return; }
+      const r = await send(cards);
+      if (r && r.ok) delete picks[key];
+    };
+    return [cardPicker(st, aria), h("div", { class: "row" }, "or type ", inp,
+      h("button", { type: "button", class: button, onclick: go }, buttonText))];
+  }
 
   /* A line that asks a person to look: the "check" tag, then what to look at. */
   const check = (...kids) => h("div", { class: "out doubt" }, h("span", { class: "tag check" }, "check"), ...kids);
@@ -83,18 +103,24 @@
     // a card the camera read half hidden beside the play and added to it: one tap takes it out
     const less = (m.maybe_less || []).filter((c) => cards.includes(c));
     const kept = cards.filter((c) => !less.includes(c));
+    // none of these: the card picker of "Correct #n" below, opened
+    const pick = operator ? [" ", h("button", { type: "button", class: "fix-pick", onclick: (e) => {
+      const d = e.target.closest("article").querySelector("details.editor");
+      d.open = true;
+      d.scrollIntoView({ block: "nearest" });
+    } }, "Other cards…")] : null;
     return check(" The camera is unsure of this read" + (m.detail ? ": " + m.detail : "") + ". ",
       others.length ? ["Other likely cards: ", others] : null,
       "Look at the pot and correct it if it is wrong.",
       more.length ? oneTap("fix-more", cards.concat(more)) : null,
       less.length && kept.length ? oneTap("fix-less", kept) : null,
-      drop, plus);
+      drop, plus, pick);
   }
 
   /* A camera mismatch (meta.mismatch: two plays seen as one, a card gone, a card that landed
      unread): the camera decided nothing, so a person looks at the photos and names the play
      here; it is then ruled where it happened, and the plays after it again. One tap names
-     each rank the camera half saw (meta.cards); a field takes any other cards. */
+     each rank the camera half saw (meta.cards); any other cards are picked by taps or typed. */
   function unsure(ev, named) {
     if (ev.type !== "note" || !(ev.meta && ev.meta.mismatch)) return null;
     const lead = " The camera could not tell what happened here. Look at the photos and the pot; if cards were played here, ";
@@ -106,9 +132,13 @@
     (ev.meta.gone ? [] : ev.meta.cards || []).forEach((c) => { (groups[rankOf(c)] = groups[rankOf(c)] || []).push(c); });
     const taps = Object.values(groups).map((g) => [" ", h("button", { type: "button", class: "name-seen", onclick: () => name(g) },
       "Played here: ", g.map((c) => card(c, true)))]);
-    const inp = h("input", { placeholder: "cards, e.g. 9S 9H", size: 12, class: "name-cards", "aria-label": "cards played at #" + ev.seq });
-    return check(lead, "name them:", taps, " ", inp,
-      h("button", { type: "button", class: "name-play", onclick: () => name(inp.value) }, "Played here"));
+    const st = picks["m" + ev.seq] || {};
+    const other = h("details", { class: "namer", open: st.open || null,
+      ontoggle: (e) => { (picks["m" + ev.seq] || {}).open = e.target.open; } },
+      h("summary", {}, taps.length ? "Other cards…" : "Pick the cards…"),
+      namer("m" + ev.seq, [], name, { button: "name-play", buttonText: "Played here", input: "name-cards",
+        placeholder: "cards, e.g. 9S 9H", aria: "cards played at #" + ev.seq }));
+    return check(lead, "name them:", taps, other);
   }
 
   function evidence(ev) {
@@ -123,9 +153,9 @@
     const seq = ev.seq;
     const kids = [];
     if (ev.type === "cards_played") {
-      const inp = h("input", { placeholder: "real cards, e.g. 9S 9H", size: 12, "aria-label": "real cards of #" + seq, class: "fix-cards" });
-      kids.push(inp, h("button", { type: "button", class: "fix-correct", onclick: () =>
-        post("/rulings/api/corrections", { type: "correct", event: seq, cards: inp.value }) }, "Correct cards"));
+      kids.push(h("div", { class: "stack" }, namer("c" + seq, ev.cards || [], (cards) =>
+        post("/rulings/api/corrections", { type: "correct", event: seq, cards }), { button: "fix-correct",
+        buttonText: "Correct cards", input: "fix-cards", placeholder: "real cards, e.g. 9S 9H", aria: "real cards of #" + seq })));
       const sel = h("select", { "aria-label": "who played #" + seq }, players.map((p) => h("option", {}, p)));
       kids.push(sel, h("button", { type: "button", onclick: () =>
         post("/rulings/api/corrections", { type: "played_by", event: seq, player: sel.value }) }, "Played by"));
