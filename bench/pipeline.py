@@ -442,7 +442,7 @@ def main() -> int:
               f"{s['one_tap_games']}/{s['videos']}\n"
               f"taps that fix every error that changes the game in place on the rulings page: {s['taps']} "
               f"({s['taps'] / max(1, s['unfixed'] + s['one_tap'] - s['not_in_place']):.1f} an error); errors it "
-              f"cannot fix in place (missed with no mismatch there): {s['not_in_place']}; whole games that "
+              f"cannot fix in place (clears missed): {s['not_in_place']}; whole games that "
               f"can be brought right there: {s['in_place_games']}/{s['videos']}\n"
               f"errors by kind: {', '.join(f'{k} {n}' for k, n in s['error_kinds'].items()) or 'none'}\n"
               f"cards chosen by a prior over their top vote: {s['prior_flips'].get('right', 0)} right, "

@@ -986,8 +986,8 @@ class Score:
     unfixed: int = 0
     # `taps`: the taps that fix, in place on the rulings page, every error that changes the game
     # (`fix_taps`: one tap where the page offers the fix, else the card picker, else "Void");
-    # `not_in_place`: errors it cannot fix there (a play or clear missed with no mismatch shown
-    # at its place: the Manual page adds one at the end of the log)
+    # `not_in_place`: errors it cannot fix there (a clear missed: the Manual page adds one at
+    # the end of the log)
     taps: int = 0
     not_in_place: int = 0
     latencies: list[float] = field(default_factory=list)  # seconds from rest to decision
@@ -1056,13 +1056,19 @@ def fix_taps(g: dict, cards: list[str] | None) -> int:
     the fix (`one_tap_fixes`). Else a play's picker ("Other cards…", or "Correct #n…" when it
     asked nothing), starting from the read, then "Correct cards"; a mismatch's picker ("Pick
     the cards…"), then "Played here"; a play or clear that did not happen: "Correct #n…",
-    "Void", and the browser's "OK"."""
+    "Void", and the browser's "OK". A play missed with no mismatch shown is `missed_taps`."""
     if cards is None:
         return 0 if g["type"] == "mismatch" else 3
     if _one_tap(g, cards):
         return 1
     start = list(g.get("cards") or []) if g["type"] == "cards_played" else []
     return 1 + picker_taps(start, cards) + 1
+
+
+def missed_taps(cards: list[str]) -> int:
+    """Taps that add a play nothing was shown for, right after the event before it: "Correct
+    #n…", "A play the camera missed after #n…", the card picker, "Add this play here"."""
+    return 2 + picker_taps([], cards) + 1
 
 
 def score_events(truth: list[dict], got: list[dict], window: float = 3.0) -> Score:
@@ -1112,7 +1118,9 @@ def score_events(truth: list[dict], got: list[dict], window: float = 3.0) -> Sco
                 s.unfixed += 1
                 # the first mismatch shown there not named already, with the card picker
                 picked = next((k for k in shown if k not in named_by), None) if kind == "cards_played" else None
-                if picked is None:
+                if picked is None and kind == "cards_played":
+                    s.taps += missed_taps(ev["cards"])
+                elif picked is None:
                     s.not_in_place += 1
                 else:
                     named_by.add(picked)

@@ -165,6 +165,9 @@ EVENT_SPECS: dict[str, EventSpec] = {s.type: s for s in (
               doc="the camera misread event `event` (a play, or a camera mismatch note: cards it "
                   "saw land but could not read, then ruled as that play in place); these are the "
                   "real cards"),
+    EventSpec("missed", {"event": _pos_int, "cards": _cards},
+              doc="a play the camera missed, right after event `event` (the game's setup or any "
+                  "later event): ruled there, and the events after it again"),
     EventSpec("void", {"event": _pos_int}, doc="event `event` did not happen"),
     EventSpec("note", {"text": _text}, doc="free text, kept"),
     EventSpec("counts", {}, {"player": _name, "hand": _count, "face_up": _count,
@@ -255,7 +258,7 @@ def validate_event(raw: Any, *, seq: int | None = None, now: float | None = None
             k in out for k in ("hand", "face_up", "face_down")):
         raise EventError(f"counts event {out['seq']}: say whose cards these are with "
                          f"`player`", seq=out["seq"])
-    if etype in ("correct", "void", "confirm", "played_by", "target", "picked_up") \
+    if etype in ("correct", "missed", "void", "confirm", "played_by", "target", "picked_up") \
             and out.get("event", 0) >= out["seq"]:
         raise EventError(f"{etype} event {out['seq']} refers to event {out['event']}, which "
                          f"is not earlier in the log", seq=out["seq"])

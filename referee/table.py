@@ -113,6 +113,9 @@ class Game:
     last_ruling: dict | None = None
     last_played: int | None = None        # seq of the latest cards_played
     last_clear: int | None = None         # seq of the latest pot_cleared that was a pick-up
+    # that pick-up came after the latest play (in the order of play: a play a person says the
+    # camera missed has a later seq than the events after it)
+    cleared_last: bool = False
     last_places: list[str] = field(default_factory=list)  # out on a special card
     prompts: list[dict] = field(default_factory=list)
     suspicions: list[dict] = field(default_factory=list)
@@ -151,6 +154,22 @@ def is_camera_mismatch(ev: dict) -> bool:
     """A note the camera left where something landed that it could not read as a play
     (`meta.mismatch`): a `correct` event may name its cards, and it then counts as that play."""
     return ev.get("type") == "note" and bool((ev.get("meta") or {}).get("mismatch"))
+
+
+def _missed_after(log: list[dict], voided: set[int]) -> dict[int, list[dict]]:
+    """The plays a person says the camera missed (`missed` events, not voided), by the event
+    they come right after; one after another `missed` play comes after that one's event too,
+    so the plays follow in the order they were named."""
+    by_seq = {ev["seq"]: ev for ev in log}
+    out: dict[int, list[dict]] = {}
+    for ev in log:
+        if ev["type"] != "missed" or ev["seq"] in voided:
+            continue
+        at = ev["event"]
+        while by_seq.get(at, {}).get("type") == "missed":
+            at = by_seq[at]["event"]
+        out.setdefault(at, []).append(ev)
+    return out
 
 
 class TableReferee:
@@ -229,16 +248,16 @@ class TableReferee:
             fresh.log.append(old)
             fresh._index(old)
         fresh._voided = _voided(fresh.log)
+        missed = _missed_after(log[start - 1:], fresh._voided)
         for old in log[start - 1:]:
-            if old["seq"] in fresh._voided:
+            if old["type"] == "missed":  # ruled right after its event, below
+                fresh.outputs.setdefault(old["seq"], [])
+            elif old["seq"] in fresh._voided:
                 fresh.outputs[old["seq"]] = []
-                continue
-            try:
-                fresh.outputs[old["seq"]] = fresh._step(old)
-            except EventError as exc:
-                raise EventError(f"event {ev['seq']} ({ev['type']}) cannot be applied: "
-                                 f"replaying the log fails at event {old['seq']}: {exc}",
-                                 seq=ev["seq"]) from None
+            else:
+                fresh.outputs[old["seq"]] = fresh._replay_step(old, ev)
+            for play in missed.get(old["seq"], ()):
+                fresh.outputs[play["seq"]] = fresh._replay_step(play, ev)
         out: list[dict] = []
         for old in self.log[start - 1:]:
             new_out = fresh.outputs.get(old["seq"], [])
@@ -250,6 +269,14 @@ class TableReferee:
         out.extend(fresh.outputs.get(ev["seq"], []))
         self.__dict__.update(fresh.__dict__)
         return out
+
+    def _replay_step(self, old: dict, ev: dict) -> list[dict]:
+        try:
+            return self._step(old)
+        except EventError as exc:
+            raise EventError(f"event {ev['seq']} ({ev['type']}) cannot be applied: "
+                             f"replaying the log fails at event {old['seq']}: {exc}",
+                             seq=ev["seq"]) from None
 
     def _index(self, ev: dict) -> None:
         """Remember annotations by the event they refer to (the latest one wins)."""
@@ -306,7 +333,7 @@ class TableReferee:
         if t == "picked_up" and ref is None:
             if g.pending_clear is not None:
                 ev["event"] = g.pending_clear
-            elif not g.pot and g.last_clear is not None and g.last_clear > (g.last_played or 0):
+            elif not g.pot and g.last_clear is not None and g.cleared_last:
                 ev["event"] = g.last_clear  # the pot was already picked up: say by whom
         # after the end only corrections of this game's events (and tidying up) are taken
         if g.over and t in PLAY_TYPES and t != "pot_cleared" and "event" not in ev:
@@ -353,20 +380,25 @@ class TableReferee:
     def _check_ref(self, ev: dict, ref: int) -> None:
         g = self.game
         assert g is not None
+        if ev["type"] == "missed" and ref == g.setup_seq:
+            return  # the game's first play, missed
         if ref <= g.setup_seq:
             raise EventError(f"{ev['type']} event {ev['seq']}: event {ref} is not part of game "
                              f"{g.number} (it began at event {g.setup_seq})", seq=ev["seq"])
         target = self.log[ref - 1]
         want = {"played_by": ("cards_played",), "target": ("cards_played",),
                 "correct": ("cards_played",), "picked_up": ("pot_cleared",),
+                "missed": tuple({e["type"] for e in self.log}),  # a place in the log: any event
                 "confirm": ("player_out",),
-                "void": tuple(k for k in ("cards_played", "pot_cleared", "played_by", "target",
+                "void": tuple(k for k in ("cards_played", "missed", "pot_cleared", "played_by", "target",
                                           "picked_up", "player_out", "correct", "void",
                                           "counts", "confirm", "note", "duty", "order",
                                           "vote"))}[ev["type"]]
         if is_camera_mismatch(target) and (ev["type"] == "correct" or (
                 ev["type"] in ("played_by", "target") and self._annotation("correct", ref))):
             return  # cards the camera saw land but could not read: a person names them
+        if target["type"] == "missed" and ev["type"] in ("played_by", "target"):
+            return  # a play a person added: who played it, where its Ace sends the pot
         if target["type"] not in want:
             raise EventError(f"{ev['type']} event {ev['seq']}: event {ref} is a "
                              f"{target['type']} event, not {' or '.join(want)}"
@@ -380,7 +412,7 @@ class TableReferee:
 
     def _needs_rebuild(self, ev: dict) -> bool:
         t, g = ev["type"], self.game
-        if t in ("correct", "void", "confirm", "played_by"):
+        if t in ("correct", "missed", "void", "confirm", "played_by"):
             return True
         if t == "target":  # a pot that went already: replayed with its taker named
             return g is None or ev["event"] != g.awaiting_target or g.pending_clear is not None
@@ -409,7 +441,7 @@ class TableReferee:
             raise EventError(f"{t} event {seq}: no game is set up yet", seq=seq)
         if t == "duty":
             return self._duty(g, ev)
-        if t == "cards_played":
+        if t in ("cards_played", "missed"):  # a missed play: stepped right after its event
             return self._played(g, ev)
         if t == "pot_cleared":
             before = {p: s.phase(g.stock) for p, s in g.seats.items()}
@@ -505,6 +537,7 @@ class TableReferee:
         cards = self._cards_of(seq)
         g.started = True
         g.last_played = seq
+        g.cleared_last = False
         out: list[dict] = []
         if g.pending_clear is not None:  # the pot that went before this play: its taker
             # (and an Ace's target) can still be named, which replays the game from there
@@ -730,7 +763,7 @@ class TableReferee:
         self._drop_prompts(g, "who_picked_up")
         g.next = "any"
         if at_clear:
-            g.last_clear = seq
+            g.last_clear, g.cleared_last = seq, True
         if not seat.out and not keep_turn:
             g.turn = g.step(player)
         return [{"kind": "pickup", "event": seq, "player": player, "cards": cards,
@@ -820,7 +853,7 @@ class TableReferee:
         g.penalty = None
         self._drop_prompts(g, "target")  # an Ace's target is who took it: one question
         g.next = "any"
-        g.last_clear = seq
+        g.last_clear, g.cleared_last = seq, True
         return [self._prompt(g, seq, "who_picked_up",
                              f"the pot ({len(cards)} card(s)) was taken at event {seq}: who "
                              f"picked it up? add picked_up")]
@@ -834,7 +867,7 @@ class TableReferee:
             return []
         if g.pot:
             return self._pick_up(g, ev["player"], ev["seq"])
-        if g.last_clear is not None and g.last_clear > (g.last_played or 0):
+        if g.last_clear is not None and g.cleared_last:
             return [{"kind": "info", "event": ev["seq"], "text": "the pot is already empty"}]
         # nothing to pick up: the player passes (the engine's pick-up of an empty pot)
         return self._pick_up(g, ev["player"], ev["seq"])
@@ -891,9 +924,16 @@ class TableReferee:
         return bool(self.game and self.game.started)
 
     def rulings(self) -> list[dict]:
-        """Every ruling of the whole log, in order."""
-        return [o for seq in sorted(self.outputs) for o in self.outputs[seq]
-                if o.get("kind") == "ruling"]
+        """Every ruling of the whole log, in the order of play (a missed play's right after
+        the event it came after)."""
+        missed = _missed_after(self.log, self._voided)
+        order = []
+        for seq in sorted(self.outputs):
+            if seq <= len(self.log) and self.log[seq - 1]["type"] == "missed":
+                continue
+            order.append(seq)
+            order += [m["seq"] for m in missed.get(seq, ())]
+        return [o for seq in order for o in self.outputs.get(seq, []) if o.get("kind") == "ruling"]
 
     def view(self) -> dict:
         """A JSON-serialisable snapshot for the live page.

@@ -179,6 +179,10 @@ def test_the_errors_one_tap_fixes_and_the_games_right_after_them_are_counted():
     # 6), 9C named by the picker (open, 9, clubs, send: 4), "Not JH" (1), the extra 4C voided
     # (open, Void, OK: 3); the clear missed with no mismatch there cannot be fixed in place
     assert (s.taps, s.not_in_place) == (6 + 4 + 1 + 3, 1)
+    # the 9C missed with nothing shown: added after the play before it (Correct #n, A play the
+    # camera missed, 9, clubs, Add: 5)
+    s = score_events(truth, [worse[0], fixed[2], clear])
+    assert (s.taps, s.not_in_place, s.one_tap, s.unfixed) == (6 + 5 + 1, 0, 1, 2)
     assert [picker_taps(a, b) for a, b in ((["6C"], ["QC"]), ([], ["9S", "9H"]), ([], ["9S", "QH"]),
                                             (["JK"], ["JK", "JK"]), (["7C", "7C"], ["7C"]))] == [3, 3, 4, 1, 1]
     rows = [{**pipeline.score_fields(score_events(truth, got)), "frames": 900, "fps": 90.0, "every_frame_fps": 10.0,

@@ -297,6 +297,40 @@ def test_cards_are_picked_by_taps_and_kept_while_new_events_arrive(server, brows
     page.close()
 
 
+def test_a_play_nobody_saw_is_added_in_place_from_the_rulings_page(server, browser):
+    """The camera saw nothing of a 9S played after the 5H: the operator opens "Correct #2",
+    then "A play the camera missed after #2", picks 9♠ and adds it. It is ruled there, the JD
+    after it is ruled again (now on the 9), and the 5H's entry shows the addition."""
+    from playwright.sync_api import expect
+
+    base = server.url
+    api(base, "/setup/api/game", {"players": ["Ann", "Bob", "Cy"], "dealer": "Cy"})
+    api(base, "/manual/api/events", {"type": "cards_played", "cards": ["5H"]})
+    api(base, "/manual/api/events", {"type": "cards_played", "cards": ["JD"]})
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    page.set_default_timeout(10_000)
+    page.goto(f"{base}/auth?token={TOKEN}&name=Ann&next=/rulings/")
+    expect(page.locator("#e3 .out").first).to_contain_text("Bob")  # JD: Bob's turn, as far as the page knows
+    editor = page.locator("#e2 details.editor")
+    editor.locator("summary").first.click()
+    missed = editor.locator("details.namer")
+    missed.locator("summary").click()
+    missed.locator('.cpick-rank[data-rank="9"]').click()
+    missed.locator('.cpick-suit[data-card="9S"]').click()
+    missed.locator(".add-missed").click()
+    expect(page.locator("#e4 .head")).to_contain_text("Played after #2 (the camera missed it): 9♠")
+    expect(page.locator("#e4 .out").first).to_contain_text("legal")
+    expect(page.locator("#e2 .fixes")).to_contain_text("9♠")
+    expect(page.locator("#e4 .out").first).to_contain_text("Bob")  # the 9S was Bob's
+    expect(page.locator("#e3 .out").first).to_contain_text("Cy")  # the JD, ruled again: Cy's turn now
+    view = json.loads(urllib.request.urlopen(f"{base}/rulings/data.json?token={TOKEN}", timeout=10).read())
+    assert view["view"]["table"]["pot"] == ["5H", "9S", "JD"]
+    # the game's very first play can be missed too: the set-up's editor offers it
+    page.locator("#e1 details.editor summary").first.click()
+    expect(page.locator("#e1 details.editor .namer summary")).to_contain_text("missed after #1")
+    page.close()
+
+
 def test_plays_nobody_is_named_for_stay_readable_on_the_live_page(server, browser):
     """An Ace whose target nobody named, the pot taken, then four plays: the live page shows
     the pot that is there, the two latest 'who played?' questions and a line for the rest,

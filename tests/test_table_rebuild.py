@@ -102,3 +102,67 @@ def test_a_camera_mismatch_named_later_is_the_game_as_if_read_right(seed, where,
     # undone (the correction voided): the note is no play again
     ref.apply({"type": "void", "event": next(e["seq"] for e in reversed(ref.log) if e["type"] == "correct")})
     assert not [r for r in ref.rulings() if r["event"] == target and r.get("cards") == cards]
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.sampled_from(sorted(GAMES)), st.floats(0.0, 1.0), st.integers(0, 3))
+def test_a_play_the_camera_missed_added_later_is_the_game_as_if_seen(seed, where, delay):
+    """A play the camera never saw (no event at all), added by a person a few events later as
+    `missed` right after the event before it, gives the very game the camera seeing it gives:
+    view and every ruling, in the order of play. Voided, the play is gone again."""
+    sg = GAMES[seed]
+    plain = TableReferee.replay(sg.events)
+    named = {e.get("event") for e in sg.events}
+    plays = [e["seq"] for e in sg.events if e["type"] == "cards_played" and e["seq"] not in named]
+    plays = [p for p in plays if p < sg.events[-1]["seq"]]
+    target = plays[int(where * (len(plays) - 1))]
+    after = min(target + 1 + delay, sg.events[-1]["seq"])  # named once an event after it came
+    cards = sg.events[target - 1]["cards"]
+
+    undone = []
+
+    def extra(ref, old, new):
+        if old == after:
+            before = TableReferee.replay(ref.log)
+            ref.apply({"type": "missed", "event": new[target - 1], "cards": cards})
+            # voided at once, the play is gone again: the game as it was before it was named
+            again = TableReferee.replay(ref.log)
+            again.apply({"type": "void", "event": len(again.log)})
+            undone.append((strip(again.view()) == strip(before.view()), rulings(again) == rulings(before)))
+
+    ref = feed(sg.events, extra, skip={target})
+    assert strip(ref.view()) == strip(plain.view())
+    assert rulings(ref) == rulings(plain)
+    assert undone == [(True, True)]
+
+
+def test_two_plays_missed_one_after_the_other_and_the_first_play_of_a_game():
+    """Two plays in a row missed, named in order (the second after the first, or both after
+    the same event), and a game's first play missed (named after its setup)."""
+    sg = GAMES[1]
+    plain = TableReferee.replay(sg.events)
+    named = {e.get("event") for e in sg.events}
+    pairs = [e["seq"] for e in sg.events[2:-4] if e["type"] == "cards_played" and e["seq"] not in named
+             and sg.events[e["seq"]]["type"] == "cards_played" and e["seq"] + 1 not in named]
+    a = pairs[len(pairs) // 2]
+    for chain in (True, False):
+        def extra(ref, old, new):
+            if old == a + 3:
+                ref.apply({"type": "missed", "event": new[a - 1], "cards": sg.events[a - 1]["cards"]})
+                ref.apply({"type": "missed", "event": len(ref.log) if chain else new[a - 1],
+                           "cards": sg.events[a]["cards"]})
+
+        ref = feed(sg.events, extra, skip={a, a + 1})
+        assert strip(ref.view()) == strip(plain.view())
+        assert rulings(ref) == rulings(plain)
+    setup = next(e["seq"] for e in sg.events if e["type"] == "setup")
+    first = next(e["seq"] for e in sg.events if e["type"] == "cards_played")
+    assert first not in named
+
+    def extra_first(ref, old, new):
+        if old == first + 2:
+            ref.apply({"type": "missed", "event": new[setup], "cards": sg.events[first - 1]["cards"]})
+
+    ref = feed(sg.events, extra_first, skip={first})
+    assert strip(ref.view()) == strip(plain.view())
+    assert rulings(ref) == rulings(plain)

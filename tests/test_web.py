@@ -204,6 +204,43 @@ def test_a_camera_mismatch_named_by_a_person_is_ruled_as_the_play_where_it_happe
     assert r.status_code == 400 and "camera mismatch" in r.json["error"] and n_events(app) == n
 
 
+def test_a_play_the_camera_missed_is_added_in_place_and_survives_a_restart(app, client, tmp_path):
+    """A play nobody recorded (the camera saw nothing) is added right after the event it
+    followed: ruled there, the plays after it ruled again, shown under that event, and kept
+    in the store; the same play added to a finished game's previous game, or with an unknown
+    card, is refused with nothing recorded."""
+    setup_game(client)
+    first = play(client, "5H")
+    later = play(client, "JD")  # really after a 9S the camera missed
+    who = [rulings_of(x)[0]["player"] for x in (first, later)]
+    r = post(client, "/rulings/api/corrections", {"type": "missed", "event": first["event"]["seq"], "cards": "9s"})
+    assert r.status_code == 201, r.json
+    seq = r.json["event"]["seq"]
+    entries = {e["event"]["seq"]: e for e in client.get("/rulings/data.json").json["entries"]}
+    added = rulings_of(entries[seq])[0]
+    assert added["cards"] == ["9S"] and added["verdict"] == "legal" and added["player"] == who[1]
+    after = rulings_of(entries[later["event"]["seq"]])[0]
+    assert after["player"] != who[1] and "9" in after["reasons"][0]["text"]  # JD now goes on the 9S
+    assert client.get("/rulings/data.json").json["view"]["table"]["pot"] == ["5H", "9S", "JD"]
+    assert entries[first["event"]["seq"]]["fixes"][0]["type"] == "missed"
+    # who played it can be named like any play
+    r = post(client, "/rulings/api/corrections", {"type": "played_by", "event": seq, "player": who[1]})
+    assert r.status_code == 201, r.json
+    n = n_events(app)
+    for bad, words in (({"type": "missed", "event": first["event"]["seq"], "cards": "9X"}, "card"),
+                       ({"type": "missed", "event": 999, "cards": "9S"}, "no event 999")):
+        r = post(client, "/rulings/api/corrections", bad)
+        assert r.status_code == 400 and words in r.json["error"], r.json
+    assert n_events(app) == n
+    # a new game: the last game's events are final
+    setup_game(client)
+    r = post(client, "/rulings/api/corrections", {"type": "missed", "event": first["event"]["seq"], "cards": "9C"})
+    assert r.status_code in (400, 409) and "not part of game" in r.json["error"] and n_events(app) == n + 1
+    again = make_app(tmp_path).test_client()  # restarted on the same store: replayed in place
+    entries = {e["event"]["seq"]: e for e in again.get("/rulings/data.json").json["entries"]}
+    assert rulings_of(entries[seq])[0]["cards"] == ["9S"]
+
+
 def test_void_and_note(client):
     setup_game(client)
     p = play(client, "5H")

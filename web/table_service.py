@@ -95,7 +95,7 @@ class TableService:
             fixes: dict[int, list[dict]] = {}
             for ev in self.log:
                 ref = ev.get("event") or (ev.get("meta") or {}).get("event")
-                if ev["type"] in ("correct", "void", "played_by", "target", "picked_up", "confirm", "note") and ref:
+                if ev["type"] in ("correct", "missed", "void", "played_by", "target", "picked_up", "confirm", "note") and ref:
                     fixes.setdefault(int(ref), []).append(ev)
             rows = []
             for ev in reversed(self.log):

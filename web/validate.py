@@ -17,8 +17,8 @@ from referee.table import is_camera_mismatch
 from .errors import ApiError
 
 TABLE_TYPES = ("setup", "cards_played", "pot_cleared", "played_by", "target", "picked_up",
-               "player_out", "correct", "void", "note", "counts", "confirm", "duty", "order")
-CORRECTION_TYPES = ("correct", "played_by", "target", "picked_up", "player_out", "void", "note")
+               "player_out", "correct", "missed", "void", "note", "counts", "confirm", "duty", "order")
+CORRECTION_TYPES = ("correct", "missed", "played_by", "target", "picked_up", "player_out", "void", "note")
 PLAYER_TYPES = ("played_by", "target", "picked_up", "player_out")
 MAX_PLAYERS = 12
 
@@ -182,6 +182,10 @@ def normalise(raw: Any, *, log: list[dict], players: list[str] | None, presets: 
                       f"cards_played event, or a camera mismatch (cards it saw land but could not read)")
         ev["cards"] = cards_field(raw.get("cards"))
         return ev
+    if kind == "missed":  # a play the camera missed, right after event `event`: any event of the game
+        ev["event"] = _event_ref(raw.get("event"), log)
+        ev["cards"] = cards_field(raw.get("cards"))
+        return ev
     if kind in PLAYER_TYPES:
         ev["player"] = _player(raw.get("player"), players)
         if kind == "played_by":
@@ -191,7 +195,7 @@ def normalise(raw: Any, *, log: list[dict], players: list[str] | None, presets: 
                     raise bad("no cards have been played yet, so nobody can have played them")
                 ev["event"] = last[-1]
             else:
-                ev["event"] = _event_ref(raw.get("event"), log, ("cards_played",))
+                ev["event"] = _event_ref(raw.get("event"), log, ("cards_played", "missed"))
         elif kind != "player_out" and raw.get("event") not in (None, ""):
             ev["event"] = _event_ref(raw["event"], log)
         return ev

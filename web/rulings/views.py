@@ -16,7 +16,7 @@ from ..pages import created, payload, table
 bp = Blueprint("rulings", __name__, template_folder="templates",
                static_folder="static", static_url_path="/rulings/static")
 
-CORRECTIONS = ("correct", "played_by", "target", "picked_up", "player_out", "void", "note",
+CORRECTIONS = ("correct", "missed", "played_by", "target", "picked_up", "player_out", "void", "note",
                "confirm", "counts")
 
 

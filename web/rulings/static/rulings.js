@@ -12,6 +12,7 @@
       case "cards_played": return ["Played ", (ev.cards || []).map((c) => card(c, true)), ev.player ? " by " + ev.player : ""];
       case "pot_cleared": return ["Pot cleared"];
       case "correct": return ["Correction of #" + ev.event + ": really ", (ev.cards || []).map((c) => card(c, true))];
+      case "missed": return ["Played after #" + ev.event + " (the camera missed it): ", (ev.cards || []).map((c) => card(c, true))];
       case "played_by": return ["#" + ev.event + " was played by " + ev.player];
       case "target": return [ev.player + " gets the pot" + (ev.event ? " (from #" + ev.event + ")" : "")];
       case "picked_up": return [ev.player + " picked up the pot"];
@@ -60,6 +61,13 @@
     };
     return [cardPicker(st, aria), h("div", { class: "row" }, "or type ", inp,
       h("button", { type: "button", class: button, onclick: go }, buttonText))];
+  }
+
+  /* The same behind a summary line, opened with one tap; stays open across redraws. */
+  function namerBox(key, summary, start, send, opts) {
+    const kids = namer(key, start, send, opts);
+    return h("details", { class: "namer", open: picks[key].open || null,
+      ontoggle: (e) => { if (picks[key]) picks[key].open = e.target.open; } }, h("summary", {}, summary), kids);
   }
 
   /* A line that asks a person to look: the "check" tag, then what to look at. */
@@ -132,12 +140,9 @@
     (ev.meta.gone ? [] : ev.meta.cards || []).forEach((c) => { (groups[rankOf(c)] = groups[rankOf(c)] || []).push(c); });
     const taps = Object.values(groups).map((g) => [" ", h("button", { type: "button", class: "name-seen", onclick: () => name(g) },
       "Played here: ", g.map((c) => card(c, true)))]);
-    const st = picks["m" + ev.seq] || {};
-    const other = h("details", { class: "namer", open: st.open || null,
-      ontoggle: (e) => { (picks["m" + ev.seq] || {}).open = e.target.open; } },
-      h("summary", {}, taps.length ? "Other cards…" : "Pick the cards…"),
-      namer("m" + ev.seq, [], name, { button: "name-play", buttonText: "Played here", input: "name-cards",
-        placeholder: "cards, e.g. 9S 9H", aria: "cards played at #" + ev.seq }));
+    const other = namerBox("m" + ev.seq, taps.length ? "Other cards…" : "Pick the cards…", [], name, {
+      button: "name-play", buttonText: "Played here", input: "name-cards", placeholder: "cards, e.g. 9S 9H",
+      aria: "cards played at #" + ev.seq });
     return check(lead, "name them:", taps, other);
   }
 
@@ -148,10 +153,23 @@
     return imgs.length ? h("div", { class: "row" }, imgs) : null;
   }
 
-  function editor(ev, players) {
-    if (!operator || ev.type === "setup") return null;
+  function editor(ev, players, inGame) {
+    if (!operator) return null;
     const seq = ev.seq;
+    // a play the camera never saw, right after this event: ruled there, the plays after it again
+    const missed = inGame ? namerBox("a" + seq, "A play the camera missed after #" + seq + "…", [], (cards) =>
+      post("/rulings/api/corrections", { type: "missed", event: seq, cards }), { button: "add-missed",
+      buttonText: "Add this play here", input: "missed-cards", placeholder: "cards, e.g. 9S 9H",
+      aria: "cards played after #" + seq }) : null;
+    if (ev.type === "setup") {
+      return missed && h("details", { class: "editor" }, h("summary", {}, "Correct #" + seq + "…"), missed);
+    }
     const kids = [];
+    if (ev.type === "missed") {
+      const sel = h("select", { "aria-label": "who played #" + seq }, players.map((p) => h("option", {}, p)));
+      kids.push(sel, h("button", { type: "button", onclick: () =>
+        post("/rulings/api/corrections", { type: "played_by", event: seq, player: sel.value }) }, "Played by"));
+    }
     if (ev.type === "cards_played") {
       kids.push(h("div", { class: "stack" }, namer("c" + seq, ev.cards || [], (cards) =>
         post("/rulings/api/corrections", { type: "correct", event: seq, cards }), { button: "fix-correct",
@@ -166,7 +184,7 @@
     const note = h("input", { placeholder: "note", size: 10 });
     kids.push(note, h("button", { type: "button", onclick: () =>
       post("/rulings/api/corrections", { type: "note", event: seq, text: note.value }) }, "Note"));
-    return h("details", { class: "editor" }, h("summary", {}, "Correct #" + seq + "…"), h("div", { class: "row" }, kids));
+    return h("details", { class: "editor" }, h("summary", {}, "Correct #" + seq + "…"), h("div", { class: "row" }, kids), missed);
   }
 
   function render(entries, players) {
@@ -176,6 +194,8 @@
       kept[d.closest("article").dataset.seq] = [...d.querySelectorAll("input, select")].map((i) => i.value);
     });
     const voided = new Set(entries.filter((r) => r.event.type === "void").map((r) => r.event.event));
+    // corrections name events of the current game only: from its setup on
+    const gameStart = Math.max(0, ...entries.filter((r) => r.event.type === "setup").map((r) => r.event.seq));
     box.replaceChildren(...entries.map((r) => {
       const ev = r.event;
       const conf = (ev.conf || []).length ? h("span", { class: "muted small" }, " read confidence " + ev.conf.map((c) => Math.round(c * 100) + "%").join(" ")) : null;
@@ -189,7 +209,7 @@
         evidence(ev),
         r.fixes.length ? h("div", { class: "fixes small" }, "Changed later: ",
           r.fixes.map((f) => h("div", {}, "#" + f.seq + " ", describe(f), h("span", { class: "muted" }, " — " + who(f))))) : null,
-        editor(ev, players));
+        editor(ev, players, gameStart > 0 && ev.seq >= gameStart));
     }));
     for (const [seq, values] of Object.entries(kept)) {
       const d = box.querySelector("#e" + seq + " details.editor");
