@@ -65,11 +65,14 @@ def test_misreads_are_corrected_and_answers_follow_their_play(tmp_path):
     op.after_camera(ace, 3.5)  # each scripted play is matched once
     assert len(table.log) == n
     # the camera missed the pair of sixes and read the 7 with another suit: the 7 is matched
-    # (it shares a rank with the read), not the pair that came to rest first
+    # (it shares a rank with the read), not the pair that came to rest first; the sixes, never
+    # seen, are added in place: right after the Ace's events, the last decided before they rested
     seven = camera_play(table, ["7H"])
     op.after_camera(seven, 6.4)
-    assert table.log[-1]["type"] == "correct" and table.log[-1]["cards"] == ["7D"]
-    assert table.log[-1]["event"] == seven["seq"]
+    added, fix = table.log[-2:]
+    assert (added["type"], added["event"], added["cards"], added["meta"]["by"]) == ("missed", ace["seq"], ["6H", "6S"], BY)
+    assert (fix["type"], fix["cards"], fix["event"]) == ("correct", ["7D"], seven["seq"])
+    assert table.view()["table"]["pot"] == ["5D", "9D", "AC", "6H", "6S", "7D"]  # the stray 9D stays for a person
 
 
 def test_a_camera_mismatch_is_named_as_the_scripts_play_and_ruled_in_place(tmp_path):

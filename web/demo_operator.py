@@ -11,8 +11,10 @@ its cards if the camera read others, and sends the script's `target` / `played_b
 each as the operator's event marked `meta.by` = "demo script" (the camera's claim stays on
 the rulings page beside the fix). A camera mismatch (something landed that the camera could
 not read as a play) is named as the script's play in the same way, as a person would name it
-on the rulings page, and is then ruled in place. A play the camera missed altogether gets
-nothing: its prompt or its gap stays, as it would until someone at the table saw it.
+on the rulings page, and is then ruled in place. A play the camera missed altogether (a
+scripted play that came to rest before the one matched, never seen) is added in place, as a
+person would add it on the rulings page: a `missed` play right after the last camera event
+decided before it came to rest.
 """
 from __future__ import annotations
 
@@ -69,11 +71,34 @@ class DemoOperator:
     def __init__(self, table, plays: list[ScriptedPlay]):
         self.table = table
         self.plays = plays
+        self.decided: list[tuple[float, int]] = []  # (video seconds, seq) of each camera event
+
+    def _submit(self, tap: dict) -> dict | None:
+        try:
+            return self.table.submit(tap, source="operator", by=BY)
+        except ApiError:  # refused (the game ended on a misread, say): the prompt stays
+            return None
+
+    def _add_missed(self, upto: ScriptedPlay, seq: int) -> None:
+        """The scripted plays that came to rest before `upto` (matched to camera event `seq`)
+        and were never seen, each added right after the camera event decided before it came
+        to rest (or the game's setup), with its answers."""
+        setup = max(e["seq"] for e in self.table.log if e["type"] == "setup")
+        for q in self.plays:
+            if q.seen or q.t_rest >= upto.t_rest:
+                continue
+            q.seen = True
+            at = max((s for t, s in self.decided if t < q.t_rest and setup < s < seq), default=setup)
+            added = self._submit({"type": "missed", "event": at, "cards": q.cards})
+            for answer in q.answers if added else ():
+                self._submit(dict(answer, event=added["event"]["seq"]))
 
     def after_camera(self, event: dict, video_t: float | None) -> None:
         """Called with each event the camera recorded and the video time it was decided at."""
         # a mismatch whose cards left the pot (taken back) is no play to name
         mismatch = is_camera_mismatch(event) and not (event.get("meta") or {}).get("gone")
+        if video_t is not None:
+            self.decided.append((video_t, event["seq"]))
         if (event.get("type") != "cards_played" and not mismatch) or video_t is None:
             return
         near = [p for p in self.plays if not p.seen and p.t_rest - EARLY_S <= video_t <= p.t_rest + LATE_S]
@@ -84,12 +109,10 @@ class DemoOperator:
         play = max(near, key=lambda p: (_shared(got, p.cards), _shared(map(rank_of, got), map(rank_of, p.cards)),
                                         p.t_rest))
         play.seen = True
+        self._add_missed(play, event["seq"])
         taps = []
         if mismatch or Counter(got) != Counter(play.cards):
             taps.append({"type": "correct", "cards": play.cards})
         taps.extend(play.answers)
         for tap in taps:
-            try:
-                self.table.submit(dict(tap, event=event["seq"]), source="operator", by=BY)
-            except ApiError:  # refused (the game ended on a misread, say): the prompt stays
-                pass
+            self._submit(dict(tap, event=event["seq"]))
