@@ -18,7 +18,6 @@ from .errors import ApiError
 
 TABLE_TYPES = ("setup", "cards_played", "pot_cleared", "played_by", "target", "picked_up",
                "player_out", "correct", "missed", "void", "note", "counts", "confirm", "duty", "order")
-CORRECTION_TYPES = ("correct", "missed", "played_by", "target", "picked_up", "player_out", "void", "note")
 PLAYER_TYPES = ("played_by", "target", "picked_up", "player_out")
 MAX_PLAYERS = 12
 

@@ -44,7 +44,8 @@
   const rankOf = (c) => (c === "JK" ? c : c.slice(0, -1));
 
   /* What the operator is picking or typing for an event, kept across the redraw each new event
-     brings: by key ("m" + seq for a mismatch, "c" + seq for a correction). */
+     brings: by key ("m" + seq for a mismatch, "c" + seq for a correction, "a" + seq for a play
+     missed after that event). */
   const picks = {};
 
   /* Cards picked by taps (`start` first: the read being corrected), or typed instead, and a
