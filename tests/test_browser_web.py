@@ -78,7 +78,7 @@ def test_live_ruling_correction_and_standings(server, browser):
     # the operator corrects the misread on the rulings page: the ruling turns legal
     rulings = live
     rulings.goto(f"{base}/rulings/")
-    rulings.locator("#e3 summary").click()
+    rulings.locator("#e3 details.editor > summary").click()
     rulings.fill('input[aria-label="real cards of #3"]', "6S")
     rulings.locator("#e3 .fix-correct").click()
     expect(rulings.locator("#e3 .fixes")).to_contain_text("Dee")
@@ -96,7 +96,7 @@ def test_live_ruling_correction_and_standings(server, browser):
 
     # a correction: Bob was not out after all (void #5); Cy goes out instead; standings change
     rulings.on("dialog", lambda d: d.accept())
-    rulings.locator("#e5 summary").click()
+    rulings.locator("#e5 details.editor > summary").click()
     rulings.locator("#e5 button.danger").click()
     expect(evening.locator("#standings")).to_contain_text("No finished game yet")
     api(base, "/manual/api/events", {"type": "player_out", "player": "Cy"})
@@ -284,7 +284,7 @@ def test_cards_are_picked_by_taps_and_kept_while_new_events_arrive(server, brows
     expect(page.locator("#e3 .fixes")).to_contain_text("really 9♠9♥")
     # the Queen read as a 6 (its likely others: an 8): "Other cards…" opens the picker on the read
     page.locator("#e4 .doubt .fix-pick").click()
-    editor = page.locator("#e4 details.editor")
+    editor = page.locator("#e4 details.editor .correct-cards")
     expect(editor.locator(".cpick-chip")).to_have_text(["6♣ ✕"])
     expect(editor).not_to_contain_text("null")
     editor.locator(".cpick-chip").click()

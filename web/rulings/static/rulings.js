@@ -172,7 +172,7 @@
         post("/rulings/api/corrections", { type: "played_by", event: seq, player: sel.value }) }, "Played by"));
     }
     if (ev.type === "cards_played") {
-      kids.push(h("div", { class: "stack" }, namer("c" + seq, ev.cards || [], (cards) =>
+      kids.push(h("div", { class: "stack correct-cards" }, namer("c" + seq, ev.cards || [], (cards) =>
         post("/rulings/api/corrections", { type: "correct", event: seq, cards }), { button: "fix-correct",
         buttonText: "Correct cards", input: "fix-cards", placeholder: "real cards, e.g. 9S 9H", aria: "real cards of #" + seq })));
       const sel = h("select", { "aria-label": "who played #" + seq }, players.map((p) => h("option", {}, p)));
