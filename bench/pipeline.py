@@ -221,7 +221,10 @@ def run_one(paths: dict[str, Path], kind: str, args) -> dict:
             "players": len(truth.events[0]["players"]), "frames": stats.frames, **score_fields(score),
             "fps": stats.fps, "detector_share": stats.detector_ratio, "every_frame_fps": every_fps,
             "detect_ms": det_ms, "decode_ms": dec_ms, "low_conf": sum(p.watch.low_conf for p in seen),
-            "prior_flips": flips}
+            "prior_flips": flips,
+            # each decision as scored (cards, reads and their likely others, flags): what the
+            # rulings page offered, to weigh other offers against the truth without a rerun
+            "decisions": got}
 
 
 def score_fields(score) -> dict:
