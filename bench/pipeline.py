@@ -277,7 +277,7 @@ def error_kind(error: str) -> str:
 
 #: the decisions a person is asked to check, counted by `score_events`
 FLAG_KEYS = ("wrong_plays", "wrong_flagged", "extra_flagged", "right_flagged", "missed_noted", "one_tap", "unfixed",
-             "taps", "not_in_place")
+             "taps")
 
 
 def silent_errors(r: dict) -> int:
@@ -305,8 +305,6 @@ def summarise(rows: list[dict], kind: str) -> dict:
             "told_games": sum(n == 0 for n in silent),
             # ... and by one tap on each check, on what the page offers (`one_tap_fixes`)
             "one_tap_games": sum(r.get("unfixed", 1) == 0 for r in rows),
-            # ... and by taps on the rulings page alone (`fix_taps`: its buttons, card picker, "Void")
-            "in_place_games": sum(r.get("not_in_place", 1) == 0 for r in rows),
             "latency_median_s": statistics.median(lat) if lat else None,
             "latency_p90_s": float(np.percentile(lat, 90)) if lat else None,
             "fps": fps, "every_frame_fps": every, "speedup": fps / every if every else None,
@@ -443,10 +441,9 @@ def main() -> int:
               f"fixed by one tap on what the page offers: {s['one_tap']} errors; errors left that change "
               f"the game: {s['unfixed']}; whole games right after one tap on each check: "
               f"{s['one_tap_games']}/{s['videos']}\n"
-              f"taps that fix every error that changes the game in place on the rulings page: {s['taps']} "
-              f"({s['taps'] / max(1, s['unfixed'] + s['one_tap'] - s['not_in_place']):.1f} an error); errors it "
-              f"cannot fix in place (clears missed): {s['not_in_place']}; whole games that "
-              f"can be brought right there: {s['in_place_games']}/{s['videos']}\n"
+              f"taps that fix every error that changes the game in place on the rulings page (its buttons, "
+              f"the card picker, \"Void\", what the camera missed added where it happened): {s['taps']} "
+              f"({s['taps'] / max(1, s['unfixed'] + s['one_tap']):.1f} an error)\n"
               f"errors by kind: {', '.join(f'{k} {n}' for k, n in s['error_kinds'].items()) or 'none'}\n"
               f"cards chosen by a prior over their top vote: {s['prior_flips'].get('right', 0)} right, "
               f"{s['prior_flips'].get('wrong', 0)} wrong (the top vote was), {s['prior_flips'].get('neither', 0)} "

@@ -985,11 +985,9 @@ class Score:
     one_tap: int = 0
     unfixed: int = 0
     # `taps`: the taps that fix, in place on the rulings page, every error that changes the game
-    # (`fix_taps`: one tap where the page offers the fix, else the card picker, else "Void");
-    # `not_in_place`: errors it cannot fix there (a clear missed: the Manual page adds one at
-    # the end of the log)
+    # (`fix_taps`: one tap where the page offers the fix, else the card picker, else "Void";
+    # `missed_taps`: a play or a clear missed with nothing shown, added where it happened)
     taps: int = 0
-    not_in_place: int = 0
     latencies: list[float] = field(default_factory=list)  # seconds from rest to decision
     errors: list[str] = field(default_factory=list)
 
@@ -1065,10 +1063,11 @@ def fix_taps(g: dict, cards: list[str] | None) -> int:
     return 1 + picker_taps(start, cards) + 1
 
 
-def missed_taps(cards: list[str]) -> int:
+def missed_taps(cards: list[str] | None) -> int:
     """Taps that add a play nothing was shown for, right after the event before it: "Correct
-    #n…", "A play the camera missed after #n…", the card picker, "Add this play here"."""
-    return 2 + picker_taps([], cards) + 1
+    #n…", "A play the camera missed after #n…", the card picker, "Add this play here"; with
+    `cards` None, a clear: "The pot went here" instead of the picker."""
+    return 2 + (1 if cards is None else picker_taps([], cards) + 1)
 
 
 def score_events(truth: list[dict], got: list[dict], window: float = 3.0) -> Score:
@@ -1118,10 +1117,8 @@ def score_events(truth: list[dict], got: list[dict], window: float = 3.0) -> Sco
                 s.unfixed += 1
                 # the first mismatch shown there not named already, with the card picker
                 picked = next((k for k in shown if k not in named_by), None) if kind == "cards_played" else None
-                if picked is None and kind == "cards_played":
-                    s.taps += missed_taps(ev["cards"])
-                elif picked is None:
-                    s.not_in_place += 1
+                if picked is None:
+                    s.taps += missed_taps(ev["cards"] if kind == "cards_played" else None)
                 else:
                     named_by.add(picked)
                     s.taps += fix_taps(got[picked], ev["cards"])

@@ -165,9 +165,10 @@ EVENT_SPECS: dict[str, EventSpec] = {s.type: s for s in (
               doc="the camera misread event `event` (a play, or a camera mismatch note: cards it "
                   "saw land but could not read, then ruled as that play in place); these are the "
                   "real cards"),
-    EventSpec("missed", {"event": _pos_int, "cards": _cards},
-              doc="a play the camera missed, right after event `event` (the game's setup or any "
-                  "later event): ruled there, and the events after it again"),
+    EventSpec("missed", {"event": _pos_int}, {"cards": _cards, "cleared": _bool},
+              doc="what the camera missed right after event `event` (the game's setup or any later "
+                  "event): a play (`cards`) or the pot going (`cleared: true`); ruled there, and the "
+                  "events after it again"),
     EventSpec("void", {"event": _pos_int}, doc="event `event` did not happen"),
     EventSpec("note", {"text": _text}, doc="free text, kept"),
     EventSpec("counts", {}, {"player": _name, "hand": _count, "face_up": _count,
@@ -250,6 +251,10 @@ def validate_event(raw: Any, *, seq: int | None = None, now: float | None = None
     if etype == "cards_played" and "conf" in out and len(out["conf"]) != len(out["cards"]):
         raise EventError(f"cards_played event {out['seq']}: {len(out['conf'])} confidences for "
                          f"{len(out['cards'])} cards", seq=out["seq"])
+    if etype == "missed" and ("cards" in out) == bool(out.get("cleared")):
+        raise EventError(f"missed event {out['seq']}: name either the cards played (`cards`) or the "
+                         f"pot going (`cleared: true`), not {'both' if 'cards' in out else 'neither'}",
+                         seq=out["seq"])
     if etype == "counts" and not any(k in out for k in ("hand", "face_up", "face_down",
                                                         "stock")):
         raise EventError(f"counts event {out['seq']} gives no count: add hand, face_up, "

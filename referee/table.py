@@ -157,9 +157,9 @@ def is_camera_mismatch(ev: dict) -> bool:
 
 
 def _missed_after(log: list[dict], voided: set[int]) -> dict[int, list[dict]]:
-    """The plays a person says the camera missed (`missed` events, not voided), by the event
-    they come right after; one after another `missed` play comes after that one's event too,
-    so the plays follow in the order they were named."""
+    """What a person says the camera missed (`missed` events, not voided: plays, or the pot
+    going), by the event they come right after; one named after another `missed` event comes
+    after that one's event too, so they follow in the order they were named."""
     by_seq = {ev["seq"]: ev for ev in log}
     out: dict[int, list[dict]] = {}
     for ev in log:
@@ -397,8 +397,9 @@ class TableReferee:
         if is_camera_mismatch(target) and (ev["type"] == "correct" or (
                 ev["type"] in ("played_by", "target") and self._annotation("correct", ref))):
             return  # cards the camera saw land but could not read: a person names them
-        if target["type"] == "missed" and ev["type"] in ("played_by", "target"):
-            return  # a play a person added: who played it, where its Ace sends the pot
+        if target["type"] == "missed" and (ev["type"] == "picked_up") == bool(target.get("cleared")) \
+                and ev["type"] in ("played_by", "target", "picked_up"):
+            return  # what a person added: who played it, where its Ace sends the pot, who took it
         if target["type"] not in want:
             raise EventError(f"{ev['type']} event {ev['seq']}: event {ref} is a "
                              f"{target['type']} event, not {' or '.join(want)}"
@@ -441,9 +442,9 @@ class TableReferee:
             raise EventError(f"{t} event {seq}: no game is set up yet", seq=seq)
         if t == "duty":
             return self._duty(g, ev)
-        if t in ("cards_played", "missed"):  # a missed play: stepped right after its event
-            return self._played(g, ev)
-        if t == "pot_cleared":
+        if t == "cards_played" or (t == "missed" and not ev.get("cleared")):
+            return self._played(g, ev)  # a missed one: stepped right after its event
+        if t in ("pot_cleared", "missed"):
             before = {p: s.phase(g.stock) for p, s in g.seats.items()}
             return self._cleared(g, ev) + self._phase_changes(g, before, seq)
         if t == "player_out":

@@ -167,7 +167,7 @@ def test_the_errors_one_tap_fixes_and_the_games_right_after_them_are_counted():
     assert ["7H", "7S", "7C", "7D", "7H"] not in one_tap_fixes(four) and len(one_tap_fixes(four)) == 4
     s = score_events(truth, fixed)
     assert (s.one_tap, s.unfixed, s.one_tap_perfect, s.perfect) == (3, 0, True, False)
-    assert (s.taps, s.not_in_place) == (3, 0)  # a tap each; the extra mismatch needs none
+    assert s.taps == 3  # a tap each; the extra mismatch needs none
     assert sum(e.endswith("(one tap)") for e in s.errors) == 3
     assert [pipeline.error_kind(e) for e in s.errors] == ["short", "missed play", "long", "extra mismatch", "extra mismatch"]
     # the wrong "one card more", a mismatch that saw another rank, an extra play, a clear missed
@@ -177,19 +177,20 @@ def test_the_errors_one_tap_fixes_and_the_games_right_after_them_are_counted():
     assert (s.one_tap, s.unfixed, s.one_tap_perfect) == (1, 4, False)
     # by taps in place: 7C -> 7H 7S by the picker (open, take 7C out, 7, hearts, spades, send:
     # 6), 9C named by the picker (open, 9, clubs, send: 4), "Not JH" (1), the extra 4C voided
-    # (open, Void, OK: 3); the clear missed with no mismatch there cannot be fixed in place
-    assert (s.taps, s.not_in_place) == (6 + 4 + 1 + 3, 1)
+    # (open, Void, OK: 3); the clear missed added where it happened (open, A play the camera
+    # missed, The pot went here: 3)
+    assert s.taps == 6 + 4 + 1 + 3 + 3
     # the 9C missed with nothing shown: added after the play before it (Correct #n, A play the
     # camera missed, 9, clubs, Add: 5)
     s = score_events(truth, [worse[0], fixed[2], clear])
-    assert (s.taps, s.not_in_place, s.one_tap, s.unfixed) == (6 + 5 + 1, 0, 1, 2)
+    assert (s.taps, s.one_tap, s.unfixed) == (6 + 5 + 1, 1, 2)
     assert [picker_taps(a, b) for a, b in ((["6C"], ["QC"]), ([], ["9S", "9H"]), ([], ["9S", "QH"]),
                                             (["JK"], ["JK", "JK"]), (["7C", "7C"], ["7C"]))] == [3, 3, 4, 1, 1]
     rows = [{**pipeline.score_fields(score_events(truth, got)), "frames": 900, "fps": 90.0, "every_frame_fps": 10.0,
              "detector_share": 0.1, "detect_ms": 90.0, "prior_flips": {}} for got in (fixed, worse)]
     summary = pipeline.summarise(rows, "model")
     assert (summary["one_tap"], summary["unfixed"], summary["one_tap_games"]) == (4, 4, 1)
-    assert (summary["taps"], summary["not_in_place"], summary["in_place_games"]) == (17, 1, 1)
+    assert summary["taps"] == 3 + 17
 
 
 def test_pipeline_watcher_settings_are_overridden_by_name_with_their_own_types():

@@ -325,6 +325,13 @@ def test_a_play_nobody_saw_is_added_in_place_from_the_rulings_page(server, brows
     expect(page.locator("#e3 .out").first).to_contain_text("Cy")  # the JD, ruled again: Cy's turn now
     view = json.loads(urllib.request.urlopen(f"{base}/rulings/data.json?token={TOKEN}", timeout=10).read())
     assert view["view"]["table"]["pot"] == ["5H", "9S", "JD"]
+    # then the pot went unseen after the JD: added there, the pot is empty
+    page.locator("#e3 details.editor > summary").click()
+    page.locator("#e3 details.editor details.namer > summary").click()
+    page.locator("#e3 .add-missed-clear").click()
+    expect(page.locator("#e5 .head")).to_contain_text("The pot went after #3 (the camera missed it)")
+    view = json.loads(urllib.request.urlopen(f"{base}/rulings/data.json?token={TOKEN}", timeout=10).read())
+    assert view["view"]["table"]["pot"] == []
     # the game's very first play can be missed too: the set-up's editor offers it
     page.locator("#e1 details.editor summary").first.click()
     expect(page.locator("#e1 details.editor .namer summary")).to_contain_text("missed after #1")

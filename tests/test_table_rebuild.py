@@ -104,27 +104,28 @@ def test_a_camera_mismatch_named_later_is_the_game_as_if_read_right(seed, where,
     assert not [r for r in ref.rulings() if r["event"] == target and r.get("cards") == cards]
 
 
-@settings(max_examples=15, deadline=None)
-@given(st.sampled_from(sorted(GAMES)), st.floats(0.0, 1.0), st.integers(0, 3))
-def test_a_play_the_camera_missed_added_later_is_the_game_as_if_seen(seed, where, delay):
-    """A play the camera never saw (no event at all), added by a person a few events later as
-    `missed` right after the event before it, gives the very game the camera seeing it gives:
-    view and every ruling, in the order of play. Voided, the play is gone again."""
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(sorted(GAMES)), st.floats(0.0, 1.0), st.integers(0, 3),
+       st.sampled_from(["cards_played", "pot_cleared"]))
+def test_a_play_the_camera_missed_added_later_is_the_game_as_if_seen(seed, where, delay, kind):
+    """A play (or the pot going) the camera never saw, no event at all, added by a person a few
+    events later as `missed` right after the event before it, gives the very game the camera
+    seeing it gives: view and every ruling, in the order of play. Voided, it is gone again."""
     sg = GAMES[seed]
     plain = TableReferee.replay(sg.events)
     named = {e.get("event") for e in sg.events}
-    plays = [e["seq"] for e in sg.events if e["type"] == "cards_played" and e["seq"] not in named]
+    plays = [e["seq"] for e in sg.events if e["type"] == kind and e["seq"] not in named]
     plays = [p for p in plays if p < sg.events[-1]["seq"]]
     target = plays[int(where * (len(plays) - 1))]
     after = min(target + 1 + delay, sg.events[-1]["seq"])  # named once an event after it came
-    cards = sg.events[target - 1]["cards"]
+    what = {"cards": sg.events[target - 1]["cards"]} if kind == "cards_played" else {"cleared": True}
 
     undone = []
 
     def extra(ref, old, new):
         if old == after:
             before = TableReferee.replay(ref.log)
-            ref.apply({"type": "missed", "event": new[target - 1], "cards": cards})
+            ref.apply({"type": "missed", "event": new[target - 1], **what})
             # voided at once, the play is gone again: the game as it was before it was named
             again = TableReferee.replay(ref.log)
             again.apply({"type": "void", "event": len(again.log)})

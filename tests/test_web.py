@@ -228,10 +228,17 @@ def test_a_play_the_camera_missed_is_added_in_place_and_survives_a_restart(app, 
     assert r.status_code == 201, r.json
     n = n_events(app)
     for bad, words in (({"type": "missed", "event": first["event"]["seq"], "cards": "9X"}, "card"),
-                       ({"type": "missed", "event": 999, "cards": "9S"}, "no event 999")):
+                       ({"type": "missed", "event": 999, "cards": "9S"}, "no event 999"),
+                       ({"type": "missed", "event": seq, "cards": "9S", "cleared": True}, "not both"),
+                       ({"type": "missed", "event": seq, "cleared": "yes"}, "cleared must be true")):
         r = post(client, "/rulings/api/corrections", bad)
         assert r.status_code == 400 and words in r.json["error"], r.json
     assert n_events(app) == n
+    # the pot went unseen after the JD (burned or taken): added there too, the pot is gone
+    r = post(client, "/rulings/api/corrections", {"type": "missed", "event": later["event"]["seq"], "cleared": True})
+    assert r.status_code == 201, r.json
+    assert client.get("/rulings/data.json").json["view"]["table"]["pot"] == []
+    n = n_events(app)
     # a new game: the last game's events are final
     setup_game(client)
     r = post(client, "/rulings/api/corrections", {"type": "missed", "event": first["event"]["seq"], "cards": "9C"})

@@ -181,9 +181,16 @@ def normalise(raw: Any, *, log: list[dict], players: list[str] | None, presets: 
                       f"cards_played event, or a camera mismatch (cards it saw land but could not read)")
         ev["cards"] = cards_field(raw.get("cards"))
         return ev
-    if kind == "missed":  # a play the camera missed, right after event `event`: any event of the game
+    if kind == "missed":  # what the camera missed right after event `event`: a play, or the pot going
         ev["event"] = _event_ref(raw.get("event"), log)
-        ev["cards"] = cards_field(raw.get("cards"))
+        if raw.get("cleared") not in (None, False, True):
+            raise bad("cleared must be true (the pot went) or left out (a play: give its cards)")
+        if raw.get("cleared") and raw.get("cards") not in (None, "", []):
+            raise bad("a missed event is either a play (cards) or the pot going (cleared: true), not both")
+        if raw.get("cleared"):
+            ev["cleared"] = True
+        else:
+            ev["cards"] = cards_field(raw.get("cards"))
         return ev
     if kind in PLAYER_TYPES:
         ev["player"] = _player(raw.get("player"), players)

@@ -12,7 +12,8 @@
       case "cards_played": return ["Played ", (ev.cards || []).map((c) => card(c, true)), ev.player ? " by " + ev.player : ""];
       case "pot_cleared": return ["Pot cleared"];
       case "correct": return ["Correction of #" + ev.event + ": really ", (ev.cards || []).map((c) => card(c, true))];
-      case "missed": return ["Played after #" + ev.event + " (the camera missed it): ", (ev.cards || []).map((c) => card(c, true))];
+      case "missed": return ev.cleared ? ["The pot went after #" + ev.event + " (the camera missed it)"]
+        : ["Played after #" + ev.event + " (the camera missed it): ", (ev.cards || []).map((c) => card(c, true))];
       case "played_by": return ["#" + ev.event + " was played by " + ev.player];
       case "target": return [ev.player + " gets the pot" + (ev.event ? " (from #" + ev.event + ")" : "")];
       case "picked_up": return [ev.player + " picked up the pot"];
@@ -157,11 +158,17 @@
   function editor(ev, players, inGame) {
     if (!operator) return null;
     const seq = ev.seq;
-    // a play the camera never saw, right after this event: ruled there, the plays after it again
+    // a play (or the pot going) the camera never saw, right after this event: ruled there, the
+    // events after it again
     const missed = inGame ? namerBox("a" + seq, "A play the camera missed after #" + seq + "…", [], (cards) =>
       post("/rulings/api/corrections", { type: "missed", event: seq, cards }), { button: "add-missed",
       buttonText: "Add this play here", input: "missed-cards", placeholder: "cards, e.g. 9S 9H",
       aria: "cards played after #" + seq }) : null;
+    if (missed) {
+      missed.append(h("div", { class: "row" }, "or ", h("button", { type: "button", class: "add-missed-clear",
+        onclick: () => post("/rulings/api/corrections", { type: "missed", event: seq, cleared: true }) },
+        "The pot went here (burned or taken)")));
+    }
     if (ev.type === "setup") {
       return missed && h("details", { class: "editor" }, h("summary", {}, "Correct #" + seq + "…"), missed);
     }
