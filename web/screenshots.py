@@ -47,6 +47,9 @@ def play_evening(base: str) -> None:
     for cards in (["6C"], ["6D", "6S"], ["QH"], ["10C"], ["9S"], ["3H"]):
         ev({"type": "cards_played", "cards": cards})
     ev({"type": "cards_played", "cards": ["4C"]})
+    # something landed that the camera could not read: the operator picks its cards (a shot of its own)
+    ev({"type": "note", "text": "camera mismatch: something landed on the pot but no new card could be read",
+        "meta": {"mismatch": True, "cards": []}})
 
 
 def main() -> int:
@@ -78,6 +81,16 @@ def main() -> int:
                     page.wait_for_load_state("networkidle") if name not in ("live", "rulings", "manual", "evening") else page.wait_for_timeout(600)
                     target = out / f"{name}-{kind}.png"
                     page.screenshot(path=str(target), full_page=(kind == "laptop"))
+                    print(target)
+                if kind == "phone":  # a check answered with the card picker: a rank, then its suits
+                    page.goto(srv.url + "/rulings/")
+                    check = page.locator("article.entry .doubt").first
+                    check.locator("details.namer > summary").click()
+                    check.locator('.cpick-rank[data-rank="5"]').click()
+                    check.locator('.cpick-suit[data-card="5D"]').click()
+                    check.scroll_into_view_if_needed()
+                    target = out / "rulings-pick-phone.png"
+                    page.screenshot(path=str(target))
                     print(target)
                 ctx.close()
             browser.close()
