@@ -442,6 +442,9 @@ class TableReferee:
             raise EventError(f"{t} event {seq}: no game is set up yet", seq=seq)
         if t == "duty":
             return self._duty(g, ev)
+        if t == "missed" and g.over:
+            raise EventError(f"missed event {seq}: game {g.number} had ended by then (at event "
+                             f"{g.end_seq}); name an event before its end", seq=seq)
         if t == "cards_played" or (t == "missed" and not ev.get("cleared")):
             return self._played(g, ev)  # a missed one: stepped right after its event
         if t in ("pot_cleared", "missed"):

@@ -167,3 +167,18 @@ def test_two_plays_missed_one_after_the_other_and_the_first_play_of_a_game():
     ref = feed(sg.events, extra_first, skip={first})
     assert strip(ref.view()) == strip(plain.view())
     assert rulings(ref) == rulings(plain)
+
+
+def test_nothing_is_missed_after_a_game_ended():
+    """A play or clear named after the game's end is refused, and the game stays as it was."""
+    import pytest
+
+    from referee.events import EventError
+
+    ref = TableReferee.replay(GAMES[0].events)
+    assert ref.view()["over"]
+    before = (strip(ref.view()), rulings(ref), len(ref.log))
+    for what in ({"cards": ["5H"]}, {"cleared": True}):
+        with pytest.raises(EventError, match="had ended"):
+            ref.apply({"type": "missed", "event": len(ref.log), **what})
+        assert (strip(ref.view()), rulings(ref), len(ref.log)) == before
