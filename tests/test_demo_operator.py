@@ -90,3 +90,22 @@ def test_a_camera_mismatch_is_named_as_the_scripts_play_and_ruled_in_place(tmp_p
     n = len(table.log)
     op.after_camera(plain, 5.2)  # the pair of sixes came to rest just before: still not named
     assert len(table.log) == n
+
+
+def test_a_card_the_camera_added_to_a_play_late_is_checked_against_the_script(tmp_path):
+    """The camera amends the 5D play with a card it saw late (its own correction): the script
+    says the play was the 5D alone, so the operator corrects it back; an amendment that agrees
+    with the script is left alone."""
+    table, op = table_after_the_first_play(tmp_path)
+    five = next(e for e in table.log if e["type"] == "cards_played")
+    amend = table.submit({"type": "correct", "event": five["seq"], "cards": ["5D", "5C"],
+                          "meta": {"detail": "5C showed once the hand had gone"}}, source="camera")["event"]
+    op.after_camera(amend, 1.9)
+    fix = table.log[-1]
+    assert (fix["type"], fix["event"], fix["cards"], fix["source"], fix["meta"]["by"]) == \
+        ("correct", five["seq"], ["5D"], "operator", BY)
+    assert table.view()["table"]["pot"] == ["5D"]
+    n = len(table.log)
+    same = table.submit({"type": "correct", "event": five["seq"], "cards": ["5D"]}, source="camera")["event"]
+    op.after_camera(same, 2.0)
+    assert len(table.log) == n + 1  # the camera's own, nothing more

@@ -14,7 +14,8 @@ not read as a play) is named as the script's play in the same way, as a person w
 on the rulings page, and is then ruled in place. A play the camera missed altogether (a
 scripted play that came to rest before the one matched, never seen) is added in place, as a
 person would add it on the rulings page: a `missed` play right after the last camera event
-decided before it came to rest.
+decided before it came to rest. A card the camera adds to a play later (its own `correct`,
+a card that showed once the hand had gone) is checked against the script the same way.
 """
 from __future__ import annotations
 
@@ -72,6 +73,7 @@ class DemoOperator:
         self.table = table
         self.plays = plays
         self.decided: list[tuple[float, int]] = []  # (video seconds, seq) of each camera event
+        self.matched: dict[int, ScriptedPlay] = {}   # camera event seq -> the script's play
 
     def _submit(self, tap: dict) -> dict | None:
         try:
@@ -99,6 +101,12 @@ class DemoOperator:
         mismatch = is_camera_mismatch(event) and not (event.get("meta") or {}).get("gone")
         if video_t is not None:
             self.decided.append((video_t, event["seq"]))
+        if event.get("type") == "correct" and event.get("event") in self.matched:
+            # the camera amended a play it read (a card it saw late): the script says what it was
+            play = self.matched[event["event"]]
+            if Counter(event.get("cards", [])) != Counter(play.cards):
+                self._submit({"type": "correct", "event": event["event"], "cards": play.cards})
+            return
         if (event.get("type") != "cards_played" and not mismatch) or video_t is None:
             return
         near = [p for p in self.plays if not p.seen and p.t_rest - EARLY_S <= video_t <= p.t_rest + LATE_S]
@@ -109,6 +117,7 @@ class DemoOperator:
         play = max(near, key=lambda p: (_shared(got, p.cards), _shared(map(rank_of, got), map(rank_of, p.cards)),
                                         p.t_rest))
         play.seen = True
+        self.matched[event["seq"]] = play
         self._add_missed(play, event["seq"])
         taps = []
         if mismatch or Counter(got) != Counter(play.cards):
