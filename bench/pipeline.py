@@ -277,7 +277,7 @@ def error_kind(error: str) -> str:
 
 #: the decisions a person is asked to check, counted by `score_events`
 FLAG_KEYS = ("wrong_plays", "wrong_flagged", "extra_flagged", "right_flagged", "missed_noted", "one_tap", "unfixed",
-             "taps")
+             "taps", "clear_taps")
 
 
 def silent_errors(r: dict) -> int:
@@ -443,7 +443,8 @@ def main() -> int:
               f"{s['one_tap_games']}/{s['videos']}\n"
               f"taps that fix every error that changes the game in place on the rulings page (its buttons, "
               f"the card picker, \"Void\", what the camera missed added where it happened): {s['taps']} "
-              f"({s['taps'] / max(1, s['unfixed'] + s['one_tap']):.1f} an error)\n"
+              f"({s['taps'] / max(1, s['unfixed'] + s['one_tap']):.1f} an error); taps that clear the checks "
+              f"asked for nothing (\"Right as read\", \"Nothing was played here\"): {s['clear_taps']}\n"
               f"errors by kind: {', '.join(f'{k} {n}' for k, n in s['error_kinds'].items()) or 'none'}\n"
               f"cards chosen by a prior over their top vote: {s['prior_flips'].get('right', 0)} right, "
               f"{s['prior_flips'].get('wrong', 0)} wrong (the top vote was), {s['prior_flips'].get('neither', 0)} "

@@ -988,6 +988,9 @@ class Score:
     # (`fix_taps`: one tap where the page offers the fix, else the card picker, else "Void";
     # `missed_taps`: a play or a clear missed with nothing shown, added where it happened)
     taps: int = 0
+    # `clear_taps`: taps that clear the checks asked for nothing ("Right as read" on a right
+    # play asked about, "Nothing was played here" on a mismatch that names no play)
+    clear_taps: int = 0
     latencies: list[float] = field(default_factory=list)  # seconds from rest to decision
     errors: list[str] = field(default_factory=list)
 
@@ -1140,6 +1143,7 @@ def score_events(truth: list[dict], got: list[dict], window: float = 3.0) -> Sco
         if kind == "cards_played":
             s.right_plays += 1
             s.right_flagged += bool(g.get("low_conf"))
+            s.clear_taps += bool(g.get("low_conf"))
         else:
             s.right_clears += 1
         s.latencies.append(g["t"] - ev["t_rest"] + g.get("latency", 0.0))
@@ -1153,6 +1157,7 @@ def score_events(truth: list[dict], got: list[dict], window: float = 3.0) -> Sco
             s.extra_flagged += bool(g.get("low_conf"))
             s.unfixed += g["type"] != "mismatch"  # a note changes nothing; a play or clear does
             s.taps += fix_taps(g, None)
+            s.clear_taps += g["type"] == "mismatch" and j not in named_by
             s.errors.append(f"t={g['t']:.2f}: extra {g['type']} {' '.join(g.get('cards', []))}"
                             + (" (flagged)" if g.get("low_conf") else ""))
     return s

@@ -168,6 +168,9 @@ def test_the_errors_one_tap_fixes_and_the_games_right_after_them_are_counted():
     s = score_events(truth, fixed)
     assert (s.one_tap, s.unfixed, s.one_tap_perfect, s.perfect) == (3, 0, True, False)
     assert s.taps == 3  # a tap each; the extra mismatch needs none
+    assert s.clear_taps == 1  # but clearing its check takes one ("Nothing was played here")
+    right = score_events(truth[:1], [dict(fixed[0], cards=["7H", "7S"])])  # right, but asked about
+    assert (right.right_plays, right.right_flagged, right.clear_taps, right.taps) == (1, 1, 1, 0)
     assert sum(e.endswith("(one tap)") for e in s.errors) == 3
     assert [pipeline.error_kind(e) for e in s.errors] == ["short", "missed play", "long", "extra mismatch", "extra mismatch"]
     # the wrong "one card more", a mismatch that saw another rank, an extra play, a clear missed

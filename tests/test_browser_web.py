@@ -297,6 +297,31 @@ def test_cards_are_picked_by_taps_and_kept_while_new_events_arrive(server, brows
     page.close()
 
 
+def test_checks_that_were_right_are_cleared_with_one_tap(server, browser):
+    """A read the camera was unsure of but got right: "Right as read" says so, and the check
+    goes (the entry shows who checked it). A mismatch where nothing was played: "Nothing was
+    played here" voids the note, and its check goes. The game is unchanged by either."""
+    from playwright.sync_api import expect
+
+    base = server.url
+    api(base, "/setup/api/game", {"players": ["Ann", "Bob"], "dealer": "Bob"})
+    api(base, "/manual/api/events", {"type": "cards_played", "cards": ["9C"], "conf": [0.6], "meta": {"low_conf": True}})
+    api(base, "/manual/api/events", {"type": "note", "text": "camera mismatch: something landed on the pot but no "
+                                     "new card could be read", "meta": {"mismatch": True, "cards": []}})
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    page.set_default_timeout(10_000)
+    page.goto(f"{base}/auth?token={TOKEN}&name=Ann&next=/rulings/")
+    page.locator("#e2 .doubt .fix-right").click()
+    expect(page.locator("#e2 .fixes")).to_contain_text("#2 checked: right as read")
+    expect(page.locator("#e2 .doubt")).to_have_count(0)
+    page.locator("#e3 .doubt .name-none").click()
+    expect(page.locator("#e3 .tag.void")).to_be_visible()
+    expect(page.locator("#e3 .doubt")).to_have_count(0)
+    view = json.loads(urllib.request.urlopen(f"{base}/rulings/data.json?token={TOKEN}", timeout=10).read())
+    assert view["view"]["table"]["pot"] == ["9C"] and view["view"]["table"]["turn"] == "Bob"
+    page.close()
+
+
 def test_a_play_nobody_saw_is_added_in_place_from_the_rulings_page(server, browser):
     """The camera saw nothing of a 9S played after the 5H: the operator opens "Correct #2",
     then "A play the camera missed after #2", picks 9♠ and adds it. It is ruled there, the JD

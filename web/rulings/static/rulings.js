@@ -6,12 +6,17 @@
   const box = document.getElementById("entries");
   const operator = box.dataset.operator === "yes";
 
-  function describe(ev) {
+  const sameCards = (a, b) => [...(a || [])].sort().join(" ") === [...(b || [])].sort().join(" ");
+
+  /* An event in words; `of`: the event it corrects, when shown under it. */
+  function describe(ev, of) {
     switch (ev.type) {
       case "setup": return ["Game " + (ev.game || "") + " set up: " + (ev.players || []).join(", ") + "; dealer " + ev.dealer + "; rules " + ev.preset];
       case "cards_played": return ["Played ", (ev.cards || []).map((c) => card(c, true)), ev.player ? " by " + ev.player : ""];
       case "pot_cleared": return ["Pot cleared"];
-      case "correct": return ["Correction of #" + ev.event + ": really ", (ev.cards || []).map((c) => card(c, true))];
+      case "correct": return of && of.type === "cards_played" && sameCards(of.cards, ev.cards)
+        ? ["#" + ev.event + " checked: right as read"]
+        : ["Correction of #" + ev.event + ": really ", (ev.cards || []).map((c) => card(c, true))];
       case "missed": return ev.cleared ? ["The pot went after #" + ev.event + " (the camera missed it)"]
         : ["Played after #" + ev.event + " (the camera missed it): ", (ev.cards || []).map((c) => card(c, true))];
       case "played_by": return ["#" + ev.event + " was played by " + ev.player];
@@ -76,10 +81,11 @@
   const check = (...kids) => h("div", { class: "out doubt" }, h("span", { class: "tag check" }, "check"), ...kids);
 
   /* A camera read the watcher was unsure of (meta.low_conf): say so, with why (meta.detail)
-     and the other likely cards (meta.reads), so someone looks at the cards and corrects it. */
-  function doubt(ev) {
+     and the other likely cards (meta.reads), so someone looks at the cards and corrects it.
+     `settled`: a person corrected it (or confirmed it as read), or voided it: asked no more. */
+  function doubt(ev, settled) {
     const m = ev.meta || {};
-    if (ev.type !== "cards_played" || !m.low_conf) return null;
+    if (ev.type !== "cards_played" || !m.low_conf || settled) return null;
     const cards = ev.cards || [];
     const fix = (real) => post("/rulings/api/corrections", { type: "correct", event: ev.seq, cards: real.join(" ") });
     // the other likely cards of each read; for the operator, one tap puts one in its place
@@ -119,9 +125,12 @@
       d.open = true;
       d.scrollIntoView({ block: "nearest" });
     } }, "Other cards…")] : null;
+    // the read was right after all: one tap says so, and the check goes
+    const right = operator ? [" ", h("button", { type: "button", class: "fix-right", onclick: () => fix(cards) },
+      "Right as read")] : null;
     return check(" The camera is unsure of this read" + (m.detail ? ": " + m.detail : "") + ". ",
       others.length ? ["Other likely cards: ", others] : null,
-      "Look at the pot and correct it if it is wrong.",
+      "Look at the pot and correct it if it is wrong.", right,
       more.length ? oneTap("fix-more", cards.concat(more)) : null,
       less.length && kept.length ? oneTap("fix-less", kept) : null,
       drop, plus, pick);
@@ -131,11 +140,11 @@
      unread): the camera decided nothing, so a person looks at the photos and names the play
      here; it is then ruled where it happened, and the plays after it again. One tap names
      each rank the camera half saw (meta.cards); any other cards are picked by taps or typed. */
-  function unsure(ev, named) {
+  function unsure(ev, named, voided) {
     if (ev.type !== "note" || !(ev.meta && ev.meta.mismatch)) return null;
+    if (named || voided) return null;  // named (the ruling and the correction show below), or nothing played
     const lead = " The camera could not tell what happened here. Look at the photos and the pot; if cards were played here, ";
     if (!operator) return check(lead, "the operator names them.");
-    if (named) return null;  // named already: the ruling and the correction show below
     const name = (cards) => post("/rulings/api/corrections", { type: "correct", event: ev.seq, cards: cards });
     const groups = {};
     // cards that left the pot (taken back, part of the pot gone) are no play to offer
@@ -145,7 +154,10 @@
     const other = namerBox("m" + ev.seq, taps.length ? "Other cards…" : "Pick the cards…", [], name, {
       button: "name-play", buttonText: "Played here", input: "name-cards", placeholder: "cards, e.g. 9S 9H",
       aria: "cards played at #" + ev.seq });
-    return check(lead, "name them:", taps, other);
+    // nothing was played (a card moved, a shadow): one tap voids the note, and the check goes
+    const none = h("button", { type: "button", class: "name-none", onclick: () =>
+      post("/rulings/api/corrections", { type: "void", event: ev.seq }) }, "Nothing was played here");
+    return check(lead, "name them:", taps, " ", none, other);
   }
 
   function evidence(ev) {
@@ -211,12 +223,12 @@
         h("div", { class: "head" }, h("b", {}, "#" + ev.seq + " "), describe(ev), conf,
           voided.has(ev.seq) ? h("span", { class: "tag void" }, "void") : null,
           h("span", { class: "muted small when" }, " · " + who(ev))),
-        doubt(ev),
-        unsure(ev, r.outputs.some((o) => o.kind === "ruling")),
+        doubt(ev, voided.has(ev.seq) || r.fixes.some((f) => f.type === "correct" && f.source !== "camera")),
+        unsure(ev, r.outputs.some((o) => o.kind === "ruling"), voided.has(ev.seq)),
         r.outputs.map(output),
         evidence(ev),
         r.fixes.length ? h("div", { class: "fixes small" }, "Changed later: ",
-          r.fixes.map((f) => h("div", {}, "#" + f.seq + " ", describe(f), h("span", { class: "muted" }, " — " + who(f))))) : null,
+          r.fixes.map((f) => h("div", {}, "#" + f.seq + " ", describe(f, ev), h("span", { class: "muted" }, " — " + who(f))))) : null,
         editor(ev, players, gameStart > 0 && ev.seq >= gameStart));
     }));
     for (const [seq, values] of Object.entries(kept)) {
