@@ -927,17 +927,20 @@ class TableReferee:
     def game_started(self) -> bool:
         return bool(self.game and self.game.started)
 
-    def rulings(self) -> list[dict]:
-        """Every ruling of the whole log, in the order of play (a missed play's right after
-        the event it came after)."""
+    def play_order(self) -> list[int]:
+        """The log's seqs in the order of play: what a person says the camera missed comes
+        right after the event it followed (a voided one nowhere)."""
         missed = _missed_after(self.log, self._voided)
         order = []
-        for seq in sorted(self.outputs):
-            if seq <= len(self.log) and self.log[seq - 1]["type"] == "missed":
-                continue
-            order.append(seq)
-            order += [m["seq"] for m in missed.get(seq, ())]
-        return [o for seq in order for o in self.outputs.get(seq, []) if o.get("kind") == "ruling"]
+        for ev in self.log:
+            if ev["type"] != "missed":
+                order.append(ev["seq"])
+                order += [m["seq"] for m in missed.get(ev["seq"], ())]
+        return order
+
+    def rulings(self) -> list[dict]:
+        """Every ruling of the whole log, in the order of play."""
+        return [o for seq in self.play_order() for o in self.outputs.get(seq, []) if o.get("kind") == "ruling"]
 
     def view(self) -> dict:
         """A JSON-serialisable snapshot for the live page.

@@ -223,6 +223,8 @@ def test_a_play_the_camera_missed_is_added_in_place_and_survives_a_restart(app, 
     assert after["player"] != who[1] and "9" in after["reasons"][0]["text"]  # JD now goes on the 9S
     assert client.get("/rulings/data.json").json["view"]["table"]["pot"] == ["5H", "9S", "JD"]
     assert entries[first["event"]["seq"]]["fixes"][0]["type"] == "missed"
+    latest = client.get("/live/state.json").json["latest"]  # still the JD: the latest in the order of play
+    assert latest["event"]["cards"] == ["JD"] and latest["seq"] == later["event"]["seq"]
     # who played it can be named like any play
     r = post(client, "/rulings/api/corrections", {"type": "played_by", "event": seq, "player": who[1]})
     assert r.status_code == 201, r.json
@@ -246,6 +248,22 @@ def test_a_play_the_camera_missed_is_added_in_place_and_survives_a_restart(app, 
     again = make_app(tmp_path).test_client()  # restarted on the same store: replayed in place
     entries = {e["event"]["seq"]: e for e in again.get("/rulings/data.json").json["entries"]}
     assert rulings_of(entries[seq])[0]["cards"] == ["9S"]
+
+
+def test_an_unsure_read_confirmed_as_read_is_asked_about_no_more(client):
+    """The banner asks for a check on an unsure latest read until a person settles it: a
+    correction to the very cards read ("Right as read") changes no ruling and settles it."""
+    setup_game(client)
+    unsure = post(client, "/manual/api/events", {"type": "cards_played", "cards": ["9C"], "conf": [0.6],
+                                                  "meta": {"low_conf": True}}).json
+    latest = client.get("/live/state.json").json["latest"]
+    assert latest["event"]["meta"]["low_conf"] and latest["settled"] is False
+    before = rulings_of(unsure)[0]
+    r = post(client, "/rulings/api/corrections", {"type": "correct", "event": unsure["event"]["seq"], "cards": ["9C"]})
+    assert r.status_code == 201, r.json
+    latest = client.get("/live/state.json").json["latest"]
+    assert latest["settled"] is True and latest["ruling"]["verdict"] == before["verdict"]
+    assert latest["ruling"]["player"] == before["player"]
 
 
 def test_void_and_note(client):

@@ -83,10 +83,16 @@ class TableService:
             }
 
     def latest_ruling(self) -> dict | None:
-        for ev in reversed(self.log):
-            for out in reversed(self.outputs.get(ev["seq"], [])):
+        """The latest ruling in the order of play (a play added as missed comes where it
+        happened), and whether a person settled its event since (corrected, confirmed as
+        read, or voided it): the banner then asks for no check."""
+        for seq in reversed(self.referee.play_order()):
+            ev = self.log[seq - 1]
+            for out in reversed(self.outputs.get(seq, [])):
                 if rl.kind(out) == "ruling":
-                    return {"seq": ev["seq"], "event": ev, "ruling": out, "text": rl.plain(out, ev)}
+                    settled = any(e.get("event") == seq and (e["type"] == "void" or (
+                        e["type"] == "correct" and e.get("source") != "camera")) for e in self.log[seq:])
+                    return {"seq": seq, "event": ev, "ruling": out, "text": rl.plain(out, ev), "settled": settled}
         return None
 
     def entries(self) -> list[dict]:

@@ -109,7 +109,7 @@ const masta = (() => {
         (ev.cards || []).map((c) => card(c, true)),
         ev.player ? " " + ev.player : "",
         r.next ? "  next: " + r.next : ""),
-      ev.meta && ev.meta.low_conf ? h("div", { class: "doubt" }, h("span", { class: "tag check" }, "check"),
+      ev.meta && ev.meta.low_conf && !latest.settled ? h("div", { class: "doubt" }, h("span", { class: "tag check" }, "check"),
         " The camera is unsure of these cards: look at the pot (corrections on the rulings page).") : null,
     ].filter(Boolean));  // append() would write a null as the text "null"
   }
