@@ -162,7 +162,66 @@ def detector_for(kind: str, paths: dict[str, Path], args, faces: str = "") -> tu
     deck = None
     if args.teach:
         deck = taught_deck(paths["video"].parent, faces, args)
+    if args.teach and args.learn:  # this game's answers teach this game's copy only
+        import copy
+        deck = copy.deepcopy(deck)
+    elif args.learn:  # taught by what a person answers, from nothing
+        from vision.deck_memory import DeckMemory
+        deck = DeckMemory.empty(faces)
     return CardDetector(str(model), use_face=not args.no_face, deck=deck, **settings), None
+
+
+class Answerer:
+    """A person at the table answering each check as it comes (`--answer`), from the truth:
+    a play asked about is corrected to what was played (or confirmed), a mismatch named as the
+    play it was, a play that did not happen voided. The referee's state, and with it the
+    watcher's priors, is then the table's. With `--learn`, each answer also teaches the
+    detector's deck memory: the play's index boxes, cut from the frame that settled it, as the
+    rank the person said (`vision.deck_memory.DeckMemory.add`)."""
+
+    def __init__(self, truth: list[dict], ref: TableReferee, detector, learn: bool):
+        self.plays = [e for e in truth if e["type"] == "cards_played"]
+        self.used: set[int] = set()
+        self.ref, self.detector, self.learn = ref, detector, learn
+        self.pipe = None
+        self.taught = self.answered = 0
+
+    def _apply(self, ev: dict) -> None:
+        try:
+            self.ref.apply(ev)
+        except ValueError:  # refused (the game over on a misread): left as it is
+            pass
+
+    def _teach(self, wev, card: str) -> None:
+        from vision.deck_memory import turned_crops
+
+        frame = self.pipe._latest
+        crops = [c for b in wev.boxes for c in turned_crops(frame, b)]
+        if crops:
+            self.detector.classifier.deck.add([card] * len(crops), self.detector.classifier.features(crops))
+            self.taught += 1
+
+    def __call__(self, p) -> None:
+        wev = p.watch
+        if wev.type not in ("cards_played", "mismatch") or not wev.low_conf:
+            return  # a person looks at the checks, not at every play
+        if any(r.get("kind") == "error" for r in p.rulings):
+            return  # the referee refused it (a play after the game's end): nothing to answer
+        seq = len(self.ref.log)  # the event the camera just recorded
+        near = [i for i, e in enumerate(self.plays) if i not in self.used and e["t_rest"] - 0.05 <= wev.t <= e["t_rest"] + 3.0]
+        if not near:
+            if wev.type == "cards_played":  # no play there: voided
+                self._apply({"type": "void", "event": seq})
+            return
+        i = max(near, key=lambda k: (len(Counter(wev.cards) & Counter(self.plays[k]["cards"])), self.plays[k]["t_rest"]))
+        self.used.add(i)
+        real = list(self.plays[i]["cards"])
+        self.answered += 1
+        if wev.type == "mismatch" or Counter(real) != Counter(wev.cards):  # a mismatch is named even as guessed
+            self._apply({"type": "correct", "event": seq, "cards": real})
+        ranks = {rank_of(c) for c in real}
+        if self.learn and wev.type == "cards_played" and len(ranks) == 1 and "JK" not in ranks:
+            self._teach(wev, real[0])
 
 
 def every_frame_ms(video: Path, detector, n: int = 60) -> tuple[float, float]:
@@ -196,9 +255,18 @@ def run_one(paths: dict[str, Path], kind: str, args) -> dict:
             return [{"kind": "error", "message": str(exc)}]
 
     seen = []
-    pipe = Pipeline(open_source(str(paths["video"])), detector, referee=referee, on_event=seen.append,
+    answer = Answerer(truth.camera_events, ref, detector, args.learn) if args.answer else None
+
+    def on_event(p) -> None:
+        seen.append(p)
+        if answer is not None:
+            answer(p)
+
+    pipe = Pipeline(open_source(str(paths["video"])), detector, referee=referee, on_event=on_event,
                     config=watcher_config(args.watcher), on_frame=on_frame,
                     priors_fn=lambda: replace(priors_from_view(ref.view()), unfit_weight=args.unfit_weight))
+    if answer is not None:
+        answer.pipe = pipe
     stats = pipe.run()
     got = []
     for p in seen:
@@ -222,6 +290,7 @@ def run_one(paths: dict[str, Path], kind: str, args) -> dict:
             "fps": stats.fps, "detector_share": stats.detector_ratio, "every_frame_fps": every_fps,
             "detect_ms": det_ms, "decode_ms": dec_ms, "low_conf": sum(p.watch.low_conf for p in seen),
             "prior_flips": flips,
+            "answered": answer.answered if answer else 0, "taught": answer.taught if answer else 0,
             # each decision as scored (cards, reads and their likely others, flags): what the
             # rulings page offered, to weigh other offers against the truth without a rerun
             "decisions": got}
@@ -381,6 +450,10 @@ def main() -> int:
     ap.add_argument("--watcher", action="append", metavar="NAME=VALUE",
                     help="a pot-watcher setting other than its default (vision.pot_watcher.WatcherConfig), "
                          "e.g. --watcher low_conf=0.7; repeatable. The report records them")
+    ap.add_argument("--answer", action="store_true", help="model: a person answers each check as it comes, "
+                    "from the truth (corrects, names, voids); the camera's own reads are still what is scored")
+    ap.add_argument("--learn", action="store_true", help="with --answer: each answer also teaches the deck "
+                    "memory the play's index crops as the rank the person said")
     ap.add_argument("--render-only", action="store_true")
     ap.add_argument("--out", default="runs/bench-pipeline.json")
     ap.add_argument("--quiet", action="store_true")

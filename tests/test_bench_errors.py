@@ -208,3 +208,36 @@ def test_pipeline_watcher_settings_are_overridden_by_name_with_their_own_types()
                       ("low_conf=high", "takes a float")):
         with pytest.raises(SystemExit, match=says):
             pipeline.watcher_config([bad])
+
+
+def test_the_answering_person_corrects_names_and_voids_the_checks_from_the_truth():
+    """`bench/pipeline.py --answer`: a play asked about is corrected to what was played, one
+    read right is left as it is, a mismatch is named as its play, a play asked about where
+    nothing was played is voided; a play not asked about is not looked at."""
+    from referee.table import TableReferee
+    from vision.pot_watcher import WatchEvent
+
+    pipeline = _load_bench("pipeline")
+    truth = [{"type": "cards_played", "cards": ["7H", "7S"], "t_rest": 1.0},
+             {"type": "cards_played", "cards": ["9C"], "t_rest": 5.0},
+             {"type": "cards_played", "cards": ["JD"], "t_rest": 9.0},
+             {"type": "cards_played", "cards": ["QS"], "t_rest": 13.0}]
+    ref = TableReferee()
+    ref.apply({"type": "setup", "players": ["Ann", "Bob"], "dealer": "Bob"})
+    answer = pipeline.Answerer(truth, ref, detector=None, learn=False)
+
+    class Decided:  # what the pipeline hands over: the watcher's decision and its rulings
+        def __init__(self, wev):
+            self.watch = wev
+            self.rulings = ref.apply(wev.to_log_event())
+
+    for wev in (WatchEvent("cards_played", 1.3, 1.1, 30, ["7H"], [0.6], True),      # a card short
+                WatchEvent("mismatch", 5.4, 5.2, 150, ["9C"], [], True, "unread"),  # named
+                WatchEvent("cards_played", 9.3, 9.1, 270, ["JD"], [0.7], True),     # right as read
+                WatchEvent("cards_played", 11.0, 10.8, 330, ["5S"], [0.5], True),   # nothing there
+                WatchEvent("cards_played", 13.3, 13.1, 390, ["QH"], [0.95], False)):  # not asked
+        answer(Decided(wev))
+    fixes = [(e["type"], e["event"], e.get("cards")) for e in ref.log if e["type"] in ("correct", "void")]
+    assert fixes == [("correct", 2, ["7H", "7S"]), ("correct", 4, ["9C"]), ("void", 7, None)]
+    assert answer.answered == 3
+    assert ref.view()["pot"] == ["7H", "7S", "9C", "JD", "QH"]

@@ -346,3 +346,28 @@ def test_a_taught_deck_weighs_the_kept_reads_without_changing_which_cuts_are_rea
     assert runs["pushy"][1] == runs["none"][1] == runs["flat"][1]  # the same cuts, round by round
     assert np.allclose(np.array(runs["flat"][0]), np.array(runs["none"][0]), atol=1e-6)
     assert not np.allclose(np.array(runs["pushy"][0]), np.array(runs["none"][0]))
+
+
+def test_a_memory_taught_during_the_evening_weighs_nothing_until_two_ranks_are_in_it():
+    """`DeckMemory.empty()` then `add`: what a person said during the evening. With no rank, or
+    one, nothing is pushed (every rank as close as the taught one); with two, a crop that looks
+    like one of them is pushed towards it."""
+    import numpy as np
+
+    from vision.classifier import CLASSES
+    from vision.deck_memory import DeckMemory
+
+    rng = np.random.default_rng(0)
+    q, six = rng.normal(size=16), rng.normal(size=16)
+    probs = np.full((1, len(CLASSES)), 1.0 / len(CLASSES))
+    probs[0, CLASSES.index("6S")] = 0.5
+    probs /= probs.sum()
+    near_q = (q + 0.05 * rng.normal(size=16))[None]
+    mem = DeckMemory.empty("knoll")
+    assert mem.ranks == [] and np.allclose(mem.fuse(probs, near_q), probs)
+    mem.add(["QS"] * 3, np.stack([q + 0.02 * rng.normal(size=16) for _ in range(3)]))
+    assert mem.ranks == [11] and np.allclose(mem.fuse(probs, near_q), probs)
+    mem.add(["6H"] * 3, np.stack([six + 0.02 * rng.normal(size=16) for _ in range(3)]))
+    fused = mem.fuse(probs, near_q)[0]
+    assert mem.ranks == [5, 11] and len(mem.cards) == len(mem.feats) == 6
+    assert fused[CLASSES.index("QS")] > fused[CLASSES.index("6S")]  # the crop looks like this deck's Q

@@ -133,6 +133,10 @@ def test_one_card_then_a_pair_then_a_clear():
     assert events[0].cards == ["7H"]
     assert sorted(events[1].cards) == ["9C", "9D"]
     assert events[0].frame_index > land1 and events[1].frame_index > land2
+    # each card's index box comes with the play (a person's answer can teach from it)
+    assert [len(e.boxes) for e in events[:2]] == [1, 2]
+    x0, y0, x1, y1 = events[0].boxes[0]
+    assert 0 <= x0 < x1 and 0 <= y0 < y1 and abs((x0 + x1) / 2 - 140) < 60 and abs((y0 + y1) / 2 - 100) < 60
     assert not any(e.low_conf for e in events)
     assert w.detector_calls < len(s.frames) / 2  # the detector is not run on every frame
 

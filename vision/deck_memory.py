@@ -132,6 +132,21 @@ class DeckMemory:
         s = out.sum(1, keepdims=True)
         return np.where(s > 0, out / np.maximum(s, 1e-12), probs)
 
+    @classmethod
+    def empty(cls, name: str = "") -> "DeckMemory":
+        """A memory with nothing taught yet (it weighs nothing until `add` gives it ranks)."""
+        return cls(np.array([], dtype=str), np.zeros((0, 0), np.float32), name)
+
+    def add(self, cards: Iterable[str], feats: np.ndarray) -> None:
+        """More taught crops: what a person said the cards were during the evening (a
+        correction, a read confirmed), beside those shown before it."""
+        cards = np.asarray(list(cards)).astype(str)
+        feats = np.asarray(feats, np.float32).reshape(len(cards), -1)
+        feats = feats / (np.linalg.norm(feats, axis=1, keepdims=True) + 1e-9)
+        self.cards = np.concatenate([self.cards, cards])
+        self.feats = feats if not self.feats.size else np.concatenate([self.feats, feats])
+        self.__post_init__()
+
     # ------------------------------------------------------------------ files
     def save(self, path: str | Path) -> Path:
         path = Path(path)

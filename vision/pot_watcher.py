@@ -190,6 +190,7 @@ class WatchEvent:
     maybe_more: list[str] = field(default_factory=list)  # cards that may lie under the play too
     maybe_less: list[str] = field(default_factory=list)  # cards of the play read half hidden: maybe not
     gone: bool = False  # a mismatch whose cards left the pot (not cards that may have been played)
+    boxes: list[tuple[float, float, float, float]] = field(default_factory=list)  # each card's, frame pixels
 
     def to_log_event(self) -> dict[str, Any]:
         """The event-log object (docs/architecture.md) without `seq`/`t`, which the log adds.
@@ -833,7 +834,7 @@ class PotWatcher:
                 self.stray_seen.update(o.card for o in strays + unchanged)  # new next time only if read surely
                 ev = WatchEvent("cards_played", t, self._t_still, index, cards,
                                 [o.conf for o in play], any(o.low_conf for o in play) or bool(doubts),
-                                alternatives=[o.votes for o in play])
+                                alternatives=[o.votes for o in play], boxes=[o.box for o in play])
                 if doubts:  # shown for a check
                     ev.detail = (f"also read, far less sure: {' '.join(o.card for o in doubts)} "
                                  f"(a card under it misread?); please check")
@@ -863,7 +864,7 @@ class PotWatcher:
                 ev = WatchEvent("mismatch", t, self._t_still, index, cards, [o.conf for o in new_obs], True,
                                 f"cards of several ranks appeared at once ({' '.join(cards)}): "
                                 f"two plays, or a misread; please check",
-                                alternatives=[o.votes for o in new_obs])
+                                alternatives=[o.votes for o in new_obs], boxes=[o.box for o in new_obs])
                 self.pot_seen.update(cards)
                 self.top = cards
         elif missing:
@@ -938,7 +939,7 @@ class PotWatcher:
         ev = WatchEvent("cards_amended", t, first.t_still, index, cards + [add.card],
                         list(first.conf) + [add.conf], first.low_conf,
                         f"{add.card} showed once the hand had gone: it was played with {' '.join(cards)}",
-                        alternatives=list(first.alternatives) + [add.votes])
+                        alternatives=list(first.alternatives) + [add.votes], boxes=list(first.boxes) + [add.box])
         self.pot_seen[add.card] += 1
         self.top = cards + [add.card]
         self.state = self.state + [add]
@@ -1108,7 +1109,7 @@ class PotWatcher:
             return WatchEvent("mismatch", t, self._t_still, index, cards, [o.conf for o in new_obs], True,
                               f"card{'s' if len(cards) > 1 else ''} {' '.join(cards)} appeared while the "
                               f"camera was out (played by hand?); please check the log",
-                              alternatives=[o.votes for o in new_obs])
+                              alternatives=[o.votes for o in new_obs], boxes=[o.box for o in new_obs])
         gone = sorted((prev_c - cur).elements())
         if gone:
             self.top = [c for c in self.top if c not in gone]
