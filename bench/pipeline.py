@@ -195,7 +195,7 @@ class Answerer:
     def _teach(self, wev, card: str) -> None:
         from vision.deck_memory import turned_crops
 
-        frame = self.pipe._latest
+        frame = self.pipe.latest_frame()
         crops = [c for b in wev.boxes for c in turned_crops(frame, b)]
         if crops:
             self.detector.classifier.deck.add([card] * len(crops), self.detector.classifier.features(crops))

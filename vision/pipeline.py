@@ -255,12 +255,17 @@ class Pipeline:
             pass
         return self.stats
 
+    def latest_frame(self) -> np.ndarray | None:
+        """The frame being decided on (the one that settled the latest decision, inside
+        `on_event`), or None before the first."""
+        with self._latest_lock:
+            return self._latest
+
     def snapshot_jpeg(self, quality: int = 80, max_width: int = 960) -> bytes | None:
         """The latest frame with the pot zone and the last settled cards drawn, as JPEG, at
         most `max_width` wide: every phone at the table pulls it (a 1280x720 camera frame
         would be twice the bytes); evidence frames keep the camera's full size."""
-        with self._latest_lock:
-            image = self._latest
+        image = self.latest_frame()
         if image is None:
             return None
         drawn = self.watcher.draw(image, self.watcher.state)
