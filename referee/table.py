@@ -380,15 +380,14 @@ class TableReferee:
     def _check_ref(self, ev: dict, ref: int) -> None:
         g = self.game
         assert g is not None
-        if ev["type"] == "missed" and ref == g.setup_seq:
-            return  # the game's first play, missed
+        if ev["type"] == "missed" and ref >= g.setup_seq:
+            return  # a place in the game's log: any of its events, its setup for its first play
         if ref <= g.setup_seq:
             raise EventError(f"{ev['type']} event {ev['seq']}: event {ref} is not part of game "
                              f"{g.number} (it began at event {g.setup_seq})", seq=ev["seq"])
         target = self.log[ref - 1]
         want = {"played_by": ("cards_played",), "target": ("cards_played",),
                 "correct": ("cards_played",), "picked_up": ("pot_cleared",),
-                "missed": tuple({e["type"] for e in self.log}),  # a place in the log: any event
                 "confirm": ("player_out",),
                 "void": tuple(k for k in ("cards_played", "missed", "pot_cleared", "played_by", "target",
                                           "picked_up", "player_out", "correct", "void",
