@@ -156,19 +156,25 @@ def is_camera_mismatch(ev: dict) -> bool:
     return ev.get("type") == "note" and bool((ev.get("meta") or {}).get("mismatch"))
 
 
-def _missed_after(log: list[dict], voided: set[int]) -> dict[int, list[dict]]:
-    """What a person says the camera missed (`missed` events, not voided: plays, or the pot
-    going), by the event they come right after; one named after another `missed` event comes
-    after that one's event too, so they follow in the order they were named."""
+def _in_play_order(log: list[dict], voided: set[int]) -> list[dict]:
+    """`log` in the order of play: what a person says the camera missed (`missed` events: plays,
+    or the pot going) right after the event it followed; one named after another `missed`
+    event comes after that one's event too, so they follow in the order they were named. A
+    voided `missed` event stays at its own place (it is stepped as nothing)."""
     by_seq = {ev["seq"]: ev for ev in log}
-    out: dict[int, list[dict]] = {}
+    after: dict[int, list[dict]] = {}
     for ev in log:
         if ev["type"] != "missed" or ev["seq"] in voided:
             continue
         at = ev["event"]
         while by_seq.get(at, {}).get("type") == "missed":
             at = by_seq[at]["event"]
-        out.setdefault(at, []).append(ev)
+        after.setdefault(at, []).append(ev)
+    out: list[dict] = []
+    for ev in log:
+        if ev["type"] != "missed" or ev["seq"] in voided:
+            out.append(ev)
+            out += after.get(ev["seq"], [])
     return out
 
 
@@ -248,16 +254,8 @@ class TableReferee:
             fresh.log.append(old)
             fresh._index(old)
         fresh._voided = _voided(fresh.log)
-        missed = _missed_after(log[start - 1:], fresh._voided)
-        for old in log[start - 1:]:
-            if old["type"] == "missed":  # ruled right after its event, below
-                fresh.outputs.setdefault(old["seq"], [])
-            elif old["seq"] in fresh._voided:
-                fresh.outputs[old["seq"]] = []
-            else:
-                fresh.outputs[old["seq"]] = fresh._replay_step(old, ev)
-            for play in missed.get(old["seq"], ()):
-                fresh.outputs[play["seq"]] = fresh._replay_step(play, ev)
+        for old in _in_play_order(log[start - 1:], fresh._voided):
+            fresh.outputs[old["seq"]] = [] if old["seq"] in fresh._voided else fresh._replay_step(old, ev)
         out: list[dict] = []
         for old in self.log[start - 1:]:
             new_out = fresh.outputs.get(old["seq"], [])
@@ -271,6 +269,7 @@ class TableReferee:
         return out
 
     def _replay_step(self, old: dict, ev: dict) -> list[dict]:
+        """`_step`, its refusal said as the refusal of `ev`, whose replay it is part of."""
         try:
             return self._step(old)
         except EventError as exc:
@@ -928,14 +927,8 @@ class TableReferee:
 
     def play_order(self) -> list[int]:
         """The log's seqs in the order of play: what a person says the camera missed comes
-        right after the event it followed (a voided one nowhere)."""
-        missed = _missed_after(self.log, self._voided)
-        order = []
-        for ev in self.log:
-            if ev["type"] != "missed":
-                order.append(ev["seq"])
-                order += [m["seq"] for m in missed.get(ev["seq"], ())]
-        return order
+        right after the event it followed."""
+        return [ev["seq"] for ev in _in_play_order(self.log, self._voided)]
 
     def rulings(self) -> list[dict]:
         """Every ruling of the whole log, in the order of play."""
