@@ -90,9 +90,8 @@ class TableService:
             ev = self.log[seq - 1]
             for out in reversed(self.outputs.get(seq, [])):
                 if rl.kind(out) == "ruling":
-                    settled = any(e.get("event") == seq and (e["type"] == "void" or (
-                        e["type"] == "correct" and e.get("source") != "camera")) for e in self.log[seq:])
-                    return {"seq": seq, "event": ev, "ruling": out, "text": rl.plain(out, ev), "settled": settled}
+                    return {"seq": seq, "event": ev, "ruling": out, "text": rl.plain(out, ev),
+                            "settled": _settles([e for e in self.log[seq:] if e.get("event") == seq])}
         return None
 
     def entries(self) -> list[dict]:
@@ -108,7 +107,7 @@ class TableService:
                 outs = self.outputs.get(ev["seq"], [])
                 rows.append({"event": ev, "outputs": [dict(o, kind=rl.kind(o), plain=rl.plain(o, ev))
                                                       for o in outs],
-                             "fixes": fixes.get(ev["seq"], [])})
+                             "fixes": fixes.get(ev["seq"], []), "settled": _settles(fixes.get(ev["seq"], []))})
             return rows
 
     def game_over(self) -> bool:
@@ -173,3 +172,9 @@ class TableService:
             # inside the lock, so pages get updates in log order (publishing never blocks)
             self.broadcaster.publish("update", payload)
         return payload
+
+
+def _settles(fixes: list[dict]) -> bool:
+    """Did a person settle the event these fixes name (corrected it, confirmed it as read, or
+    voided it)? Its check is then asked no more; the camera's own correction settles nothing."""
+    return any(f["type"] == "void" or (f["type"] == "correct" and f.get("source") != "camera") for f in fixes)

@@ -82,7 +82,8 @@
 
   /* A camera read the watcher was unsure of (meta.low_conf): say so, with why (meta.detail)
      and the other likely cards (meta.reads), so someone looks at the cards and corrects it.
-     `settled`: a person corrected it (or confirmed it as read), or voided it: asked no more. */
+     `settled` (the server's): a person corrected it (or confirmed it as read), or voided it:
+     asked no more. */
   function doubt(ev, settled) {
     const m = ev.meta || {};
     if (ev.type !== "cards_played" || !m.low_conf || settled) return null;
@@ -223,7 +224,7 @@
         h("div", { class: "head" }, h("b", {}, "#" + ev.seq + " "), describe(ev), conf,
           voided.has(ev.seq) ? h("span", { class: "tag void" }, "void") : null,
           h("span", { class: "muted small when" }, " · " + who(ev))),
-        doubt(ev, voided.has(ev.seq) || r.fixes.some((f) => f.type === "correct" && f.source !== "camera")),
+        doubt(ev, r.settled),
         unsure(ev, r.outputs.some((o) => o.kind === "ruling"), voided.has(ev.seq)),
         r.outputs.map(output),
         evidence(ev),
