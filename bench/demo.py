@@ -21,6 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from datasets.game_video import read_truth  # noqa: E402
 from referee.events import COMMON_KEYS, EVENT_SPECS  # noqa: E402
 from referee.table import TableReferee  # noqa: E402
 
@@ -28,11 +29,8 @@ from referee.table import TableReferee  # noqa: E402
 def script_referee(truth_log: Path) -> TableReferee:
     """The game its truth log gives (the renderer's extra keys dropped)."""
     ref = TableReferee()
-    for line in truth_log.read_text(encoding="utf-8").splitlines():
-        ev = json.loads(line) if line.strip() else {}
-        spec = EVENT_SPECS.get(ev.get("type"))
-        if spec is None:  # the `video` header
-            continue
+    for ev in read_truth(truth_log).events:
+        spec = EVENT_SPECS[ev["type"]]
         keep = set(COMMON_KEYS) | set(spec.required) | set(spec.optional)
         ref.apply({k: v for k, v in ev.items() if k in keep and k != "seq"})
     return ref
@@ -84,8 +82,7 @@ def run(no_operator: bool = False, timeout: float = 600.0) -> dict:
         finally:
             runner.stop()
         wall = time.perf_counter() - t0
-        game = TableReferee.replay([{k: v for k, v in e.items() if k != "seq"} for e in table.log])
-        out = compare(game, script_referee(log))
+        out = compare(table.referee, script_referee(log))
         out.update(video=str(video), operator=not no_operator, seconds=round(wall, 1),
                    events=len(table.log), by_operator=sum((e.get("meta") or {}).get("by") == "demo script"
                                                           for e in table.log))

@@ -85,7 +85,7 @@ class DemoOperator:
         """The scripted plays that came to rest before `upto` (matched to camera event `seq`)
         and were never seen, each added right after the camera event decided before it came
         to rest (or the game's setup), with its answers."""
-        setup = max(e["seq"] for e in self.table.log if e["type"] == "setup")
+        setup = self.table.setup_event()["seq"]
         for q in self.plays:
             if q.seen or q.t_rest >= upto.t_rest:
                 continue
