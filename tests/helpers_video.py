@@ -69,3 +69,14 @@ def write_video(path: Path, frames: list[np.ndarray], fps: float = 30.0) -> Path
         out.write(f)
     out.release()
     return path
+
+
+def render_teaching_video(folder: Path, cards: list[str], seed: int = 11) -> dict:
+    """Cards of a training-style deck shown one at a time, as `masta learn-deck` and the
+    teach page ask: the rendered video's paths (`video`, `indices`: each index's true box)."""
+    from datasets.game_video import GameRenderer, VideoSpec, deck_script
+
+    spec = VideoSpec(seed=seed, players=["Ann", "Bob"], faces="drawn-01", width=1280, height=720, card_height=144)
+    r = GameRenderer(spec, deck_script(cards, spec.players))
+    r.keep_indices = True
+    return r.render(Path(folder) / "teach.mp4", frames_truth=False)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from datasets.game_video import GameRenderer, VideoSpec, deck_script, read_frame_indices
+from datasets.game_video import read_frame_indices
 from masta.cli import main
 from vision.boxes import iou
 from vision.classifier import CLASSES, IndexClassifier, crop_index
@@ -16,6 +16,7 @@ from vision.deck_memory import (CLASS_RANK, DECK_ORDER, RANKS_ORDER, DeckMemory,
                                 deck_order, learn_deck, turned_crops)
 from vision.detector import CAMERA, DEFAULT_DETECTOR, CardDetector
 from vision.source import open_source
+from helpers_video import render_teaching_video
 
 needs_model = pytest.mark.skipif(not DEFAULT_DETECTOR.exists(), reason="no trained model in models/")
 CLASSIFIER = DEFAULT_DETECTOR.with_name("card_index_classifier.onnx")
@@ -154,11 +155,7 @@ def test_the_classifier_with_its_features_reads_as_before():
 @pytest.fixture(scope="module")
 def teaching_video(tmp_path_factory):
     """Three cards of a training-style deck shown one at a time, as `masta learn-deck` asks."""
-    folder = tmp_path_factory.mktemp("teach")
-    spec = VideoSpec(seed=11, players=["Ann", "Bob"], faces="drawn-01", width=1280, height=720, card_height=144)
-    r = GameRenderer(spec, deck_script(["AS", "QS", "10H"], spec.players))
-    r.keep_indices = True
-    return r.render(folder / "teach.mp4", frames_truth=False)
+    return render_teaching_video(tmp_path_factory.mktemp("teach"), ["AS", "QS", "10H"])
 
 
 @needs_model

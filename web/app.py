@@ -48,7 +48,8 @@ def create_app(config: Config | None = None, store: Store | None = None) -> Flas
     from .manual.views import bp as manual_bp
     from .rulings.views import bp as rulings_bp
     from .setup.views import bp as setup_bp
-    for bp in (auth.bp, stream_bp, live_bp, rulings_bp, manual_bp, evening_bp, setup_bp, export_bp):
+    from .teach.views import bp as teach_bp
+    for bp in (auth.bp, stream_bp, live_bp, rulings_bp, manual_bp, evening_bp, setup_bp, teach_bp, export_bp):
         app.register_blueprint(bp)
 
     app.before_request(auth.check_csrf)

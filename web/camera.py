@@ -32,9 +32,11 @@ def find_model(root: Path | None = None) -> Path | None:
 
 
 def load_detector(model: Path, deck=None) -> Any:
-    """The table camera's detector; `deck`: a taught `vision.deck_memory.DeckMemory`."""
+    """The table camera's detector; `deck`: a taught `vision.deck_memory.DeckMemory`. Built
+    with the classifier's features, so that a deck can be taught from the page
+    (`web.deck_teacher`) without loading it again: the reads are the same."""
     from vision.detector import CAMERA, CardDetector  # lands with the detector; import only when used
-    return CardDetector(str(model), deck=deck, **CAMERA)
+    return CardDetector(str(model), deck=deck, features=True, **CAMERA)
 
 
 def sane_frames(frames_fn, report):
@@ -231,6 +233,8 @@ def attach_camera(app, detector: Any, source: str | None, **kw) -> CameraRunner:
     app.extensions["masta.camera"] = runner
     app.extensions["masta.restart_camera"] = runner.restart
     app.extensions["masta.set_zone"] = runner.set_zone
+    from .deck_teacher import DeckTeacher
+    app.extensions["masta.teacher"] = DeckTeacher(app, runner)
     if source:
         runner.start(source)
     return runner

@@ -143,7 +143,12 @@ def serve(args) -> int:
     app = _build(config)
     store = app.extensions["masta.store"]
     source = args.source if args.source is not None else store.get_setting("camera_source")
-    return _run(app, config, _camera(app, source, deck))
+    said: list[str] = []
+    if deck is None and source:  # the deck taught on /teach/ before the server last stopped
+        from .deck_teacher import saved_deck
+        deck, problem = saved_deck(app)
+        said = [problem] if problem else []
+    return _run(app, config, said + _camera(app, source, deck))
 
 
 def find_demo() -> tuple[Path | None, Path | None]:

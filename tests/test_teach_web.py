@@ -1,0 +1,136 @@
+"""Teaching the deck from the page (`web.deck_teacher`, `/teach/`): a real rendered video of
+cards shown one at a time, through OpenCV, the real detector and the real app."""
+from __future__ import annotations
+
+import pytest
+
+from helpers_video import render_teaching_video
+from test_web import make_app, post, setup_game
+from vision.detector import DEFAULT_DETECTOR
+from web.camera import attach_camera, find_model, load_detector, wait_for
+from web.deck_teacher import SETTING, deck_path, saved_deck
+
+needs_model = pytest.mark.skipif(not DEFAULT_DETECTOR.exists(), reason="no trained model in models/")
+CARDS = ["AS", "QS", "10H"]
+
+
+@pytest.fixture(scope="module")
+def video(tmp_path_factory):
+    return render_teaching_video(tmp_path_factory.mktemp("teach"), CARDS)["video"]
+
+
+@pytest.fixture(scope="module")
+def detector():
+    return load_detector(find_model())
+
+
+@pytest.fixture
+def table(tmp_path, video, detector):
+    """An app whose camera watches the teaching video at its own pace, as a live camera would."""
+    detector.classifier.deck = None
+    app = make_app(tmp_path)
+    runner = attach_camera(app, detector, str(video), pace=True)
+    yield app, runner, app.extensions["masta.teacher"]
+    app.extensions["masta.teacher"].wait(60)
+    runner.stop()
+
+
+@needs_model
+def test_a_deck_taught_from_the_page_is_read_with_at_once_and_after_a_restart(tmp_path, table, detector):
+    app, runner, teacher = table
+    c = app.test_client()
+    setup_game(c)
+    log = app.extensions["masta.table"]
+    before = [dict(e) for e in log.log]
+    old_pipe = runner.pipe
+    r = post(c, "/teach/api/start", {"order": CARDS})
+    assert r.status_code == 201, r.json
+    assert r.json["status"] == "teaching" and r.json["next"] == "AS" and r.json["order"] == CARDS
+    assert runner._threads == []  # no refereeing while cards are shown
+    assert post(c, "/teach/api/start", {"order": CARDS}).status_code == 409  # one teaching at a time
+    assert teacher.wait(60)
+    state = c.get("/teach/api/state").json
+    assert state["status"] == "idle" and [d["card"] for d in state["taught"]] == CARDS, state
+    assert state["deck"]["cards"] == CARDS and state["deck"]["of"] == 3 and state["problems"] == []
+    assert detector.classifier.deck is not None and deck_path(app).is_file()
+    assert "3 of 3 cards learnt" in state["message"] and state["reads_with"]
+    assert runner.pipe is not old_pipe and wait_for(lambda: runner.pipe is not None, 5)  # refereeing again
+    assert [dict(e) for e in log.log][:len(before)] == before  # teaching took nothing out of the log
+    # after a restart the deck is found again beside the database
+    again = make_app(tmp_path)
+    memory, problem = saved_deck(again)
+    assert problem is None and sorted(set(memory.cards)) == sorted(CARDS)
+    # forgotten: the camera reads with its model alone, and a second forget says there is none
+    r = post(c, "/teach/api/forget", {})
+    assert r.status_code == 201 and r.json["deck"] is None and "forgotten" in r.json["message"]
+    assert detector.classifier.deck is None and not deck_path(app).exists()
+    assert app.extensions["masta.store"].get_setting(SETTING) is None
+    assert post(c, "/teach/api/forget", {}).status_code == 404
+
+
+@needs_model
+def test_done_early_learns_the_cards_seen_and_names_the_others(table, detector):
+    app, runner, teacher = table
+    c = app.test_client()
+    assert post(c, "/teach/api/start", {"order": CARDS + ["KH"]}).status_code == 201
+    assert teacher.wait(60)  # the video ends: a file source ends the teaching by itself
+    state = c.get("/teach/api/state").json
+    assert [d["card"] for d in state["taught"]] == CARDS
+    assert any("KH" in p and "never seen" in p for p in state["problems"]), state["problems"]
+    assert state["deck"]["cards"] == CARDS and state["deck"]["of"] == 4
+
+
+@needs_model
+def test_cancel_keeps_the_deck_read_with_before(table, detector):
+    app, runner, teacher = table
+    c = app.test_client()
+    r = post(c, "/teach/api/start", {"suits": "SH"})
+    assert r.status_code == 201 and len(r.json["order"]) == 26 and r.json["next"] == "AS"
+    assert post(c, "/teach/api/forget", {}).status_code == 409  # not while teaching
+    r = post(c, "/teach/api/cancel", {})
+    assert r.status_code == 201 and r.json["status"] == "finishing"
+    assert teacher.wait(30)
+    state = c.get("/teach/api/state").json
+    assert state["status"] == "idle" and "cancelled" in state["message"]
+    assert state["deck"] is None and detector.classifier.deck is None and not deck_path(app).exists()
+    assert post(c, "/teach/api/done", {}).status_code == 409  # nothing is being taught
+
+
+@needs_model
+@pytest.mark.parametrize("body, says", [
+    ({"suits": "SX"}, "suits"),
+    ({"suits": "SS"}, "suits"),
+    ({"order": ["AS", "ZZ"]}, "cannot be taught"),
+    ({"order": ["AS", "JK"]}, "cannot be taught"),
+    ({"order": ["AS", "AS"]}, "twice"),
+    ({"order": []}, "nothing to teach"),
+    ({"order": {"AS": 1}}, "list of card ids"),
+    ([1, 2], "send"),
+])
+def test_a_bad_request_to_teach_says_what_is_wrong_and_changes_nothing(table, body, says):
+    app, runner, teacher = table
+    c = app.test_client()
+    pipe = runner.pipe
+    r = post(c, "/teach/api/start", body)
+    assert r.status_code == 400 and says in r.json["error"], r.json
+    assert teacher.state()["status"] == "idle" and runner.pipe is pipe  # the camera was not stopped
+
+
+def test_without_a_camera_the_page_says_how_to_get_one(tmp_path):
+    app = make_app(tmp_path)
+    c = app.test_client()
+    page = c.get("/teach/")
+    assert page.status_code == 200 and b"No camera is watching" in page.data
+    r = post(c, "/teach/api/start", {"suits": "SH"})
+    assert r.status_code == 409 and "no camera" in r.json["error"]
+    assert c.get("/teach/api/state").status_code == 409
+    assert b"/teach/" in c.get("/setup/").data  # the set-up page leads there
+
+
+def test_a_saved_deck_that_cannot_be_read_is_said_and_not_used(tmp_path):
+    app = make_app(tmp_path)
+    assert saved_deck(app) == (None, None)  # nothing taught: nothing to say
+    app.extensions["masta.store"].set_setting(SETTING, {"cards": ["AS"], "of": 26, "t": 0, "file": "deck.npz"})
+    deck_path(app).write_bytes(b"not a deck")
+    memory, problem = saved_deck(app)
+    assert memory is None and "unreadable" in problem and "teach it again" in problem
