@@ -2,9 +2,13 @@
 cards shown one at a time, through OpenCV, the real detector and the real app."""
 from __future__ import annotations
 
+import os
+import re
+
 import pytest
 
 from helpers_video import render_teaching_video
+from test_browser_web import CHROMIUM, TOKEN, browser  # noqa: F401 (a fixture)
 from test_web import make_app, post, setup_game
 from vision.detector import DEFAULT_DETECTOR
 from web.camera import attach_camera, find_model, load_detector, wait_for
@@ -12,6 +16,7 @@ from web.deck_teacher import SETTING, deck_path, saved_deck
 
 needs_model = pytest.mark.skipif(not DEFAULT_DETECTOR.exists(), reason="no trained model in models/")
 CARDS = ["AS", "QS", "10H"]
+LEARNT = re.compile(r"\blearnt\b")
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +58,7 @@ def test_a_deck_taught_from_the_page_is_read_with_at_once_and_after_a_restart(tm
     assert state["status"] == "idle" and [d["card"] for d in state["taught"]] == CARDS, state
     assert state["deck"]["cards"] == CARDS and state["deck"]["of"] == 3 and state["problems"] == []
     assert detector.classifier.deck is not None and deck_path(app).is_file()
-    assert "3 of 3 cards learnt" in state["message"] and state["reads_with"]
+    assert "now reads with this deck" in state["message"] and state["reads_with"]
     assert runner.pipe is not old_pipe and wait_for(lambda: runner.pipe is not None, 5)  # refereeing again
     assert [dict(e) for e in log.log][:len(before)] == before  # teaching took nothing out of the log
     # after a restart the deck is found again beside the database
@@ -62,7 +67,7 @@ def test_a_deck_taught_from_the_page_is_read_with_at_once_and_after_a_restart(tm
     assert problem is None and sorted(set(memory.cards)) == sorted(CARDS)
     # forgotten: the camera reads with its model alone, and a second forget says there is none
     r = post(c, "/teach/api/forget", {})
-    assert r.status_code == 201 and r.json["deck"] is None and "forgotten" in r.json["message"]
+    assert r.status_code == 201 and r.json["deck"] is None and "forgotten" in r.json["message"].lower()
     assert detector.classifier.deck is None and not deck_path(app).exists()
     assert app.extensions["masta.store"].get_setting(SETTING) is None
     assert post(c, "/teach/api/forget", {}).status_code == 404
@@ -91,7 +96,7 @@ def test_cancel_keeps_the_deck_read_with_before(table, detector):
     assert r.status_code == 201 and r.json["status"] == "finishing"
     assert teacher.wait(30)
     state = c.get("/teach/api/state").json
-    assert state["status"] == "idle" and "cancelled" in state["message"]
+    assert state["status"] == "idle" and "cancelled" in state["message"].lower()
     assert state["deck"] is None and detector.classifier.deck is None and not deck_path(app).exists()
     assert post(c, "/teach/api/done", {}).status_code == 409  # nothing is being taught
 
@@ -134,3 +139,46 @@ def test_a_saved_deck_that_cannot_be_read_is_said_and_not_used(tmp_path):
     deck_path(app).write_bytes(b"not a deck")
     memory, problem = saved_deck(app)
     assert memory is None and "unreadable" in problem and "teach it again" in problem
+
+
+@needs_model
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent: install Debian's chromium")
+def test_the_page_names_the_card_to_show_and_ticks_each_one_learnt(tmp_path, video, detector, browser):
+    """On a phone: Start, the card to show, each card ticked as it is learnt, what was never
+    seen, the deck in use, and forgetting it."""
+    from playwright.sync_api import expect
+
+    from web.app import create_app
+    from web.config import Config
+    from web.server import BackgroundServer
+
+    detector.classifier.deck = None
+    app = create_app(Config(data_dir=tmp_path, token=TOKEN))
+    runner = attach_camera(app, detector, str(video), pace=True)
+    try:
+        with BackgroundServer(app, threads=16) as srv:
+            ctx = browser.new_context(viewport={"width": 390, "height": 844})
+            ctx.set_default_timeout(30_000)
+            page = ctx.new_page()
+            page.goto(f"{srv.url}/auth?token={TOKEN}&name=Dee&next=/teach/")
+            expect(page.locator("#deck")).to_contain_text("None")
+            page.get_by_role("button", name="Start").click()
+            expect(page.locator("#next-title")).to_have_text("Show this card")
+            expect(page.locator("#next .card")).to_have_attribute("data-card", "AS")
+            expect(page.locator("#order .teach-card")).to_have_count(26)
+            # the video shows AS, QS and 10H: each is ticked as it is learnt, live
+            for c in CARDS:
+                expect(page.locator(f'#order .teach-card[data-card="{c}"]')).to_have_class(LEARNT, timeout=30_000)
+            expect(page.locator("#message")).to_contain_text("3 of 26 cards learnt", timeout=30_000)
+            expect(page.locator("#problems")).to_contain_text("never seen")
+            expect(page.locator("#deck")).to_contain_text("Taught here: 3 of 26 cards")
+            expect(page.locator("#view")).to_be_visible()  # the camera's picture
+            page.on("dialog", lambda d: d.accept())
+            page.get_by_role("button", name="Forget the taught deck").click()
+            expect(page.locator("#deck")).to_contain_text("None: the camera reads with its model alone")
+            assert detector.classifier.deck is None
+            ctx.close()
+    finally:
+        app.extensions["masta.teacher"].wait(60)
+        runner.stop()

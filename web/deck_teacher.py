@@ -94,7 +94,7 @@ class DeckTeacher:
                 raise ApiError(409, "this camera's card reader cannot learn a deck (restart the server)")
             source = self.runner.source
             self.status, self.order, self.taught, self.problems = "teaching", list(order), [], []
-            self.message = f"show these {len(order)} cards one at a time in the middle of the table"
+            self.message = f"Show these {len(order)} cards one at a time in the middle of the table."
             self._stop = threading.Event()
             self._cancelled = False
         self.runner.stop()  # no refereeing while cards are shown: they are no plays
@@ -146,7 +146,7 @@ class DeckTeacher:
             self.store.set_setting(SETTING, None)
             deck_path(self.app).unlink(missing_ok=True)
             self._set_deck(None)
-            self.message = "the taught deck is forgotten: the camera reads with its model alone"
+            self.message = "The taught deck is forgotten: the camera reads with its model alone."
         self._publish()
         return self.state()
 
@@ -206,17 +206,16 @@ class DeckTeacher:
                 self.taught = [{"card": t.card, "t": round(t.t, 2)} for t in report.taught]
                 self.problems += report.problems
             if cancelled:
-                self.message = "teaching cancelled: the camera reads as before"
+                self.message = "Teaching cancelled: the camera reads as before."
             elif report is None or report.memory is None:
-                self.message = "nothing was learnt: the camera reads as before"
+                self.message = "Nothing was learnt: the camera reads as before."
             else:
                 path = report.memory.save(deck_path(self.app))
                 info = {"cards": [t.card for t in report.taught], "of": len(self.order),
                         "t": time.time(), "file": path.name}
                 self.store.set_setting(SETTING, info)
                 self._set_deck(report.memory)
-                self.message = (f"{len(report.taught)} of {len(self.order)} cards learnt: the camera now reads "
-                                f"with this deck")
+                self.message = "The camera now reads with this deck."
             self.status = "idle"
         self._resume(source)
         self._publish()

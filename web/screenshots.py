@@ -3,7 +3,8 @@
     .venv/bin/python -m web.screenshots [--out docs/screenshots]
 
 Plays a short evening through the real app (two games, a misread corrected, an order and a
-vote), then photographs each page with Debian's chromium.
+vote), then photographs each page with Debian's chromium. With the models in models/, also
+the teach page halfway through teaching a deck from a rendered video (`teach-phone.png`).
 """
 from __future__ import annotations
 
@@ -93,8 +94,47 @@ def main() -> int:
                     page.screenshot(path=str(target))
                     print(target)
                 ctx.close()
+            teach_shot(browser, out, Path(d))
             browser.close()
     return 0
+
+
+def teach_shot(browser, out: Path, work: Path) -> Path | None:
+    """The teach page on a phone, two cards learnt and the third asked for: a camera of its own
+    watching a rendered video of the first cards shown one at a time."""
+    from datasets.game_video import GameRenderer, VideoSpec, deck_script
+
+    from .app import create_app
+    from .camera import attach_camera, find_model, load_detector, wait_for
+    from .config import Config
+    from .server import BackgroundServer
+
+    model = find_model()
+    if model is None:
+        return None
+    spec = VideoSpec(seed=11, players=["Ann", "Bob"], faces="drawn-01", width=1280, height=720, card_height=144)
+    video = GameRenderer(spec, deck_script(["AS", "2S", "3S"], spec.players)).render(
+        work / "teach.mp4", frames_truth=False)["video"]
+    app = create_app(Config(data_dir=work / "teach", token=TOKEN))
+    runner = attach_camera(app, load_detector(model), str(video), pace=True)
+    teacher = app.extensions["masta.teacher"]
+    try:
+        with BackgroundServer(app, threads=16) as srv:
+            ctx = browser.new_context(viewport={"width": WIDTHS["phone"][0], "height": 1200}, device_scale_factor=1)
+            page = ctx.new_page()
+            page.goto(f"{srv.url}/auth?token={TOKEN}&name=Dee&next=/teach/")
+            page.get_by_role("button", name="Start").click()
+            wait_for(lambda: len(teacher.state()["taught"]) >= 2, 60)
+            page.wait_for_timeout(800)
+            target = out / "teach-phone.png"
+            page.screenshot(path=str(target), full_page=True)
+            print(target)
+            ctx.close()
+            teacher.cancel()
+            teacher.wait(30)
+    finally:
+        runner.stop()
+    return target
 
 
 if __name__ == "__main__":
