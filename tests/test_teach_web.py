@@ -16,6 +16,7 @@ from web.deck_teacher import SETTING, deck_path, saved_deck
 
 needs_model = pytest.mark.skipif(not DEFAULT_DETECTOR.exists(), reason="no trained model in models/")
 CARDS = ["AS", "QS", "10H"]
+SPADES = ["AS", "2S", "3S"]
 LEARNT = re.compile(r"\blearnt\b")
 
 
@@ -25,16 +26,23 @@ def video(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def first_spades(tmp_path_factory):
+    """The first three cards the page asks for, shown in its order."""
+    return render_teaching_video(tmp_path_factory.mktemp("teach-sh"), SPADES)["video"]
+
+
+@pytest.fixture(scope="module")
 def detector():
     return load_detector(find_model())
 
 
 @pytest.fixture
 def table(tmp_path, video, detector):
-    """An app whose camera watches the teaching video at its own pace, as a live camera would."""
+    """An app whose camera watches the teaching video at its own pace, over and over, as a live
+    camera would."""
     detector.classifier.deck = None
     app = make_app(tmp_path)
-    runner = attach_camera(app, detector, str(video), pace=True)
+    runner = attach_camera(app, detector, str(video), pace=True, live=True)
     yield app, runner, app.extensions["masta.teacher"]
     app.extensions["masta.teacher"].wait(60)
     runner.stop()
@@ -78,7 +86,10 @@ def test_done_early_learns_the_cards_seen_and_names_the_others(table, detector):
     app, runner, teacher = table
     c = app.test_client()
     assert post(c, "/teach/api/start", {"order": CARDS + ["KH"]}).status_code == 201
-    assert teacher.wait(60)  # the video ends: a file source ends the teaching by itself
+    assert wait_for(lambda: len(teacher.state()["taught"]) == 3, 60)
+    r = post(c, "/teach/api/done", {})
+    assert r.status_code == 201 and r.json["status"] == "finishing"
+    assert teacher.wait(30)
     state = c.get("/teach/api/state").json
     assert [d["card"] for d in state["taught"]] == CARDS
     assert any("KH" in p and "never seen" in p for p in state["problems"]), state["problems"]
@@ -121,6 +132,20 @@ def test_a_bad_request_to_teach_says_what_is_wrong_and_changes_nothing(table, bo
     assert teacher.state()["status"] == "idle" and runner.pipe is pipe  # the camera was not stopped
 
 
+@needs_model
+def test_a_video_file_played_as_the_camera_is_not_taught_from(tmp_path, video, detector):
+    """It would start again from its beginning afterwards, and its plays be recorded twice."""
+    app = make_app(tmp_path)
+    runner = attach_camera(app, detector, str(video))
+    try:
+        pipe = runner.pipe
+        r = post(app.test_client(), "/teach/api/start", {"order": CARDS})
+        assert r.status_code == 409 and "video file" in r.json["error"] and "learn-deck" in r.json["error"]
+        assert runner.pipe is pipe and app.extensions["masta.teacher"].state()["status"] == "idle"
+    finally:
+        runner.stop()
+
+
 def test_without_a_camera_the_page_says_how_to_get_one(tmp_path):
     app = make_app(tmp_path)
     c = app.test_client()
@@ -144,7 +169,7 @@ def test_a_saved_deck_that_cannot_be_read_is_said_and_not_used(tmp_path):
 @needs_model
 @pytest.mark.slow
 @pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent: install Debian's chromium")
-def test_the_page_names_the_card_to_show_and_ticks_each_one_learnt(tmp_path, video, detector, browser):
+def test_the_page_names_the_card_to_show_and_ticks_each_one_learnt(tmp_path, first_spades, detector, browser):
     """On a phone: Start, the card to show, each card ticked as it is learnt, what was never
     seen, the deck in use, and forgetting it."""
     from playwright.sync_api import expect
@@ -155,7 +180,7 @@ def test_the_page_names_the_card_to_show_and_ticks_each_one_learnt(tmp_path, vid
 
     detector.classifier.deck = None
     app = create_app(Config(data_dir=tmp_path, token=TOKEN))
-    runner = attach_camera(app, detector, str(video), pace=True)
+    runner = attach_camera(app, detector, str(first_spades), pace=True, live=True)
     try:
         with BackgroundServer(app, threads=16) as srv:
             ctx = browser.new_context(viewport={"width": 390, "height": 844})
@@ -167,10 +192,13 @@ def test_the_page_names_the_card_to_show_and_ticks_each_one_learnt(tmp_path, vid
             expect(page.locator("#next-title")).to_have_text("Show this card")
             expect(page.locator("#next .card")).to_have_attribute("data-card", "AS")
             expect(page.locator("#order .teach-card")).to_have_count(26)
-            # the video shows AS, QS and 10H: each is ticked as it is learnt, live
-            for c in CARDS:
+            # the video shows the first three: each is ticked as it is learnt, live
+            for c in SPADES:
                 expect(page.locator(f'#order .teach-card[data-card="{c}"]')).to_have_class(LEARNT, timeout=30_000)
-            expect(page.locator("#message")).to_contain_text("3 of 26 cards learnt", timeout=30_000)
+            expect(page.locator("#message")).to_contain_text("3 of 26 cards learnt")
+            page.get_by_role("button", name="Done").click()  # the rest of the deck is not in the video
+            expect(page.locator("#message")).to_contain_text("now reads with this deck", timeout=30_000)
+            expect(page.locator("#start")).to_be_visible()
             expect(page.locator("#problems")).to_contain_text("never seen")
             expect(page.locator("#deck")).to_contain_text("Taught here: 3 of 26 cards")
             expect(page.locator("#view")).to_be_visible()  # the camera's picture

@@ -90,6 +90,13 @@ class DeckTeacher:
                 raise ApiError(409, "a deck is being taught already: finish it (Done) or cancel it first")
             if not self.runner.source:
                 raise ApiError(409, "no camera is watching: choose one under Set-up, Camera, first")
+            watching = getattr(self.runner.pipe, "source", None)
+            if watching is not None and not getattr(watching, "live", True):
+                # a file would start again from its beginning after teaching, and its plays be
+                # recorded twice
+                raise ApiError(409, f"the camera is a video file ({self.runner.source}), not the table's: teach "
+                                    f"from a webcam or a phone's stream, or run `masta learn-deck VIDEO --out "
+                                    f"deck.npz` on a video of the cards and start masta with --deck deck.npz")
             if not getattr(getattr(self.runner.detector, "classifier", None), "with_features", False):
                 raise ApiError(409, "this camera's card reader cannot learn a deck (restart the server)")
             source = self.runner.source

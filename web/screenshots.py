@@ -116,7 +116,7 @@ def teach_shot(browser, out: Path, work: Path) -> Path | None:
     video = GameRenderer(spec, deck_script(["AS", "2S", "3S"], spec.players)).render(
         work / "teach.mp4", frames_truth=False)["video"]
     app = create_app(Config(data_dir=work / "teach", token=TOKEN))
-    runner = attach_camera(app, load_detector(model), str(video), pace=True)
+    runner = attach_camera(app, load_detector(model), str(video), pace=True, live=True)
     teacher = app.extensions["masta.teacher"]
     try:
         with BackgroundServer(app, threads=16) as srv:
