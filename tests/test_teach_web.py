@@ -9,7 +9,7 @@ import pytest
 
 from helpers_video import render_teaching_video
 from test_browser_web import CHROMIUM, TOKEN, browser  # noqa: F401 (a fixture)
-from test_web import make_app, post, setup_game
+from test_web import OP, make_app, post, setup_game
 from vision.detector import DEFAULT_DETECTOR
 from web.camera import attach_camera, find_model, load_detector, wait_for
 from web.deck_teacher import SETTING, deck_path, saved_deck
@@ -210,3 +210,50 @@ def test_the_page_names_the_card_to_show_and_ticks_each_one_learnt(tmp_path, fir
     finally:
         app.extensions["masta.teacher"].wait(60)
         runner.stop()
+
+
+def _camera_play(app, cards):
+    return app.extensions["masta.table"].submit({"type": "cards_played", "cards": cards}, source="camera")["event"]["seq"]
+
+
+def test_the_ranks_a_person_corrected_are_counted_by_misread(tmp_path):
+    app = make_app(tmp_path)
+    c = app.test_client()
+    setup_game(c)
+    fix = lambda seq, cards: post(c, "/rulings/api/corrections", {"type": "correct", "event": seq, "cards": cards})  # noqa: E731
+    assert fix(_camera_play(app, ["6S"]), ["QS"]).status_code == 201
+    assert fix(_camera_play(app, ["6H", "6C"]), ["QH", "QC"]).status_code == 201
+    assert fix(_camera_play(app, ["7D"]), ["JD"]).status_code == 201
+    assert fix(_camera_play(app, ["8D"]), ["8H"]).status_code == 201         # a suit: no misread rank
+    assert fix(_camera_play(app, ["9D"]), ["9D", "9C"]).status_code == 201   # a card more: none either
+    seq = post(c, "/manual/api/events", {"type": "cards_played", "cards": ["2C"]}).json["event"]["seq"]
+    assert fix(seq, ["3C"]).status_code == 201                                # typed in by a person: not the camera's
+    camera_fix = {"type": "correct", "event": _camera_play(app, ["5S"]), "cards": ["KS"]}
+    app.extensions["masta.table"].submit(camera_fix, source="camera")        # the camera's own second look
+    assert app.extensions["masta.table"].misreads() == [{"read": "6", "was": "Q", "times": 2},
+                                                        {"read": "7", "was": "J", "times": 1}]
+    assert c.get("/rulings/data.json").json["teach_hint"] is None  # no camera here to teach
+    assert c.get("/teach/").status_code == 200
+
+
+@needs_model
+def test_the_rulings_page_suggests_teaching_after_the_same_misread_twice(table, detector):
+    from vision.deck_memory import DeckMemory
+
+    app, runner, teacher = table
+    runner.stop()  # the plays below are the camera's: no others from the video
+    c = app.test_client()
+    setup_game(c)
+    fix = lambda seq, cards: post(c, "/rulings/api/corrections", {"type": "correct", "event": seq, "cards": cards})  # noqa: E731
+    fix(_camera_play(app, ["6S"]), ["QS"])
+    assert c.get("/rulings/data.json").json["teach_hint"] is None  # once may be chance
+    fix(_camera_play(app, ["6H"]), ["QH"])
+    hint = c.get("/rulings/data.json").json["teach_hint"]
+    assert "Q as 6 2 times" in hint and "Teach it your deck" in hint
+    assert b'id="teach-hint"' in c.get("/rulings/", headers=OP).data  # the operator's page
+    assert c.get("/teach/api/state").json["misreads"] == [{"read": "6", "was": "Q", "times": 2}]
+    detector.classifier.deck = DeckMemory.empty("ours")  # a deck is read with already: nothing to suggest
+    try:
+        assert c.get("/rulings/data.json").json["teach_hint"] is None
+    finally:
+        detector.classifier.deck = None

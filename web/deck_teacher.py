@@ -42,6 +42,24 @@ def saved_deck(app) -> tuple[Any, str | None]:
         return None, f"the deck taught before cannot be used ({exc}); teach it again on /teach/"
 
 
+#: the same rank misread this many times in an evening: the page suggests teaching the deck
+HINT_AFTER = 2
+
+
+def teach_hint(app, misreads: list[dict]) -> str | None:
+    """A line for the rulings page when teaching the deck would pay: the camera read the same
+    rank wrong `HINT_AFTER` times or more, and it reads with no taught deck yet."""
+    teacher = app.extensions.get("masta.teacher")
+    if teacher is None or teacher._deck() is not None or teacher.status != "idle":
+        return None
+    often = [m for m in misreads if m["times"] >= HINT_AFTER]
+    if not often:
+        return None
+    words = ", ".join(f"{m['was']} as {m['read']} {m['times']} times" for m in often[:3])
+    return (f"The camera read {words} this evening: your deck's design is new to it. "
+            f"Teach it your deck (about a minute) and it reads them right from then on.")
+
+
 class DeckTeacher:
     """One teaching at a time, through the app's camera runner. `state()` is what the page
     shows: the cards to show in order, the ones learnt, what went wrong, the deck in use."""
@@ -69,7 +87,8 @@ class DeckTeacher:
             return {"status": self.status, "order": list(self.order), "taught": list(self.taught),
                     "next": nxt, "problems": list(self.problems), "message": self.message,
                     "deck": self.store.get_setting(SETTING), "camera": self.runner.source,
-                    "reads_with": getattr(self._deck(), "name", None)}
+                    "reads_with": getattr(self._deck(), "name", None),
+                    "misreads": self.app.extensions["masta.table"].misreads()}
 
     def _publish(self) -> None:
         self.broadcaster.publish("teach", self.state())

@@ -113,6 +113,13 @@ class TableService:
     def game_over(self) -> bool:
         return bool(rl.game_over(self.referee))
 
+    def misreads(self) -> list[dict]:
+        """The ranks a person corrected the camera's reads of this evening, most often first:
+        `{"read": "6", "was": "Q", "times": 2}`. The same misread again and again is a deck
+        design the model never saw, and what teaching the deck is for."""
+        with self.lock:
+            return rank_misreads(self.log)
+
     # --- changes ------------------------------------------------------------------------
     def _repeat(self, raw: Any) -> dict | None:
         """A request sent again with the same `meta.rid` (its answer was lost: a dropped
@@ -172,6 +179,29 @@ class TableService:
             # inside the lock, so pages get updates in log order (publishing never blocks)
             self.broadcaster.publish("update", payload)
         return payload
+
+
+def rank_misreads(log: list[dict]) -> list[dict]:
+    """`TableService.misreads` over `log`: each person's correction of a camera play that put
+    one rank in the place of another (a suit, or a card more or less, is no misread rank)."""
+    from collections import Counter
+
+    from referee.cards import rank_of
+
+    by_seq = {ev["seq"]: ev for ev in log}
+    seen: Counter = Counter()
+    for ev in log:
+        if ev["type"] != "correct" or ev.get("source") == "camera":
+            continue
+        target = by_seq.get(ev.get("event"))
+        if not target or target.get("source") != "camera" or target["type"] != "cards_played":
+            continue
+        read = Counter(rank_of(c) for c in target.get("cards") or [] if c != "JK")
+        was = Counter(rank_of(c) for c in ev.get("cards") or [] if c != "JK")
+        wrong, right = read - was, was - read
+        if len(wrong) == 1 and len(right) == 1:
+            seen[(next(iter(wrong)), next(iter(right)))] += 1
+    return [{"read": r, "was": w, "times": n} for (r, w), n in seen.most_common()]
 
 
 def _settles(fixes: list[dict]) -> bool:

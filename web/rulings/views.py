@@ -27,7 +27,9 @@ def page():
 
 @bp.get("/rulings/data.json")
 def data():
-    return jsonify({"entries": table().entries(), "view": table().view()})
+    from ..deck_teacher import teach_hint
+    return jsonify({"entries": table().entries(), "view": table().view(),
+                    "teach_hint": teach_hint(current_app, table().misreads())})
 
 
 @bp.post("/rulings/api/corrections")

@@ -23,7 +23,8 @@ def _teacher():
 def _idle_state() -> dict:
     """What the page shows without a camera."""
     return {"status": "idle", "order": [], "taught": [], "next": None, "problems": [], "message": "",
-            "deck": None, "camera": None, "reads_with": None}
+            "deck": None, "camera": None, "reads_with": None,
+            "misreads": current_app.extensions["masta.table"].misreads()}
 
 
 @bp.get("/")

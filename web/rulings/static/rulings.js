@@ -246,6 +246,8 @@
     banner(document.getElementById("banner"), state.latest, false);
     document.getElementById("prompts").replaceChildren(...((state.table && state.table.prompts) || []).map((p) => masta.promptBox(p, state.players || [])));
     render(d.entries, state.players || []);
+    const hint = document.getElementById("teach-hint");  // the operator's page only
+    if (hint) { hint.hidden = !d.teach_hint; hint.querySelector("span").textContent = d.teach_hint || ""; }
   }
 
   async function globalAct(type) {

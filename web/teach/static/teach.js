@@ -24,6 +24,10 @@
       : state.reads_with ? "The camera reads with the deck " + state.reads_with + " (given when the server started)."
       : "None: the camera reads with its model alone.";
     $("forget").hidden = !d || busy;
+    const m = state.misreads || [];
+    $("misreads").hidden = !m.length;
+    $("misreads").textContent = m.length ? "This evening a person corrected the camera's " +
+      m.slice(0, 4).map((x) => x.was + " read as " + x.read + (x.times > 1 ? " (" + x.times + " times)" : "")).join(", ") + "." : "";
   }
 
   const act = (what) => async () => {
