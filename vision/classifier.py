@@ -118,8 +118,9 @@ class IndexClassifier:
         if not crops:
             return []
         p, feats = self.probabilities(crops)
-        if self.deck is not None:
-            p = self.deck.fuse(p, feats)
+        deck = self.deck  # read once: the teach page may set or forget it meanwhile
+        if deck is not None:
+            p = deck.fuse(p, feats)
         out = []
         for row in p:
             k = int(row.argmax())

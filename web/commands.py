@@ -20,7 +20,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="camera: a webcam index (0), a video file, an image folder or a stream URL")
     p.add_argument("--deck", default=None, metavar="DECK.npz",
                    help="the table's deck as taught with `masta learn-deck` (a design the model never "
-                        "saw is read better)")
+                        "saw is read better). Without it, the deck last taught on the page /teach/ is read "
+                        "with, if any")
     p.set_defaults(func=serve)
     d = sub.add_parser("demo", help="referee the bundled demo game video live in the browser",
                        description="Serve the bundled demo video (assets/demo/) refereed live. Opens "
