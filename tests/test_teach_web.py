@@ -113,6 +113,15 @@ def test_cancel_keeps_the_deck_read_with_before(table, detector):
 
 
 @needs_model
+def test_a_server_stopping_mid_teaching_keeps_nothing_and_starts_no_camera(table, detector):
+    app, runner, teacher = table
+    assert post(app.test_client(), "/teach/api/start", {"order": CARDS}).status_code == 201
+    teacher.close()
+    assert teacher.state()["status"] == "idle" and teacher.state()["deck"] is None
+    assert runner._threads == [] and detector.classifier.deck is None and not deck_path(app).exists()
+
+
+@needs_model
 @pytest.mark.parametrize("body, says", [
     ({"suits": "SX"}, "suits"),
     ({"suits": "SS"}, "suits"),

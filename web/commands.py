@@ -109,6 +109,9 @@ def _run(app, config, lines: list[str]) -> int:
         server.run()
     finally:
         app.extensions["masta.broadcaster"].close_all()
+        teacher = app.extensions.get("masta.teacher")
+        if teacher:  # cards being shown: nothing learnt is kept, the camera is not started again
+            teacher.close()
         cam = app.extensions.get("masta.camera")
         if cam:
             cam.stop()

@@ -73,6 +73,7 @@ class DeckTeacher:
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._cancelled = False
+        self._closing = False
         self.status = "idle"          # idle | teaching | finishing
         self.order: list[str] = []
         self.taught: list[dict] = []  # {"card", "t"}, as each is learnt
@@ -176,6 +177,13 @@ class DeckTeacher:
         self._publish()
         return self.state()
 
+    def close(self, timeout: float = 10.0) -> None:
+        """The server stops: a teaching under way is cancelled and the camera not restarted."""
+        with self._lock:
+            self._closing = self._cancelled = True
+        self._stop.set()
+        self.wait(timeout)
+
     def wait(self, timeout: float = 30.0) -> bool:
         """Until the teaching thread ends (tests, shutdown)."""
         t = self._thread
@@ -243,7 +251,9 @@ class DeckTeacher:
                 self._set_deck(report.memory)
                 self.message = "The camera now reads with this deck."
             self.status = "idle"
-        self._resume(source)
+            closing = self._closing
+        if not closing:
+            self._resume(source)
         self._publish()
 
     def _resume(self, source: str) -> None:
