@@ -43,14 +43,14 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from datasets.game_video import (GameRenderer, OracleDetector, VideoSpec, read_frames_truth,  # noqa: E402
-                                 read_truth, score_events)
+                                 read_truth, score_events, seat_hints, seat_zones)
 from datasets.video_commands import held_out_faces  # noqa: E402
 from referee.cards import rank_of  # noqa: E402
 from referee.table import TableReferee  # noqa: E402
 from vision.deck_memory import TEACH_SUITS, DeckMemoryError, deck_order  # noqa: E402
 from vision.frame_size import frame_size  # noqa: E402
 from vision.pipeline import Pipeline, priors_from_view  # noqa: E402
-from vision.pot_watcher import UNFIT_WEIGHT, WatcherConfig  # noqa: E402
+from vision.pot_watcher import UNFIT_WEIGHT, PotWatcher, WatcherConfig  # noqa: E402
 from vision.source import open_source  # noqa: E402
 
 NAMES = ["Ann", "Bob", "Cy", "Dee"]
@@ -262,8 +262,9 @@ def run_one(paths: dict[str, Path], kind: str, args) -> dict:
         if answer is not None:
             answer(p)
 
+    seats = seat_zones(truth.meta, setup["players"]) if args.seats else None
     pipe = Pipeline(open_source(str(paths["video"])), detector, referee=referee, on_event=on_event,
-                    config=watcher_config(args.watcher), on_frame=on_frame,
+                    watcher=PotWatcher(watcher_config(args.watcher), seats=seats), on_frame=on_frame,
                     priors_fn=lambda: replace(priors_from_view(ref.view()), unfit_weight=args.unfit_weight))
     if answer is not None:
         answer.pipe = pipe
@@ -272,7 +273,7 @@ def run_one(paths: dict[str, Path], kind: str, args) -> dict:
     for p in seen:
         d = {"type": p.watch.type, "cards": p.watch.cards, "t": p.t, "latency": p.lag_s,
              "low_conf": p.watch.low_conf, "more": list(p.watch.maybe_more), "less": list(p.watch.maybe_less),
-             "reads": [dict(a) for a in p.watch.alternatives], "gone": p.watch.gone}
+             "reads": [dict(a) for a in p.watch.alternatives], "gone": p.watch.gone, "seat": p.watch.seat}
         last = next((g for g in reversed(got) if g["type"] == "cards_played"), None) \
             if p.watch.type == "cards_amended" else None
         if last is not None:  # the play as amended, ruled on when amended
@@ -289,7 +290,7 @@ def run_one(paths: dict[str, Path], kind: str, args) -> dict:
             "players": len(truth.events[0]["players"]), "frames": stats.frames, **score_fields(score),
             "fps": stats.fps, "detector_share": stats.detector_ratio, "every_frame_fps": every_fps,
             "detect_ms": det_ms, "decode_ms": dec_ms, "low_conf": sum(p.watch.low_conf for p in seen),
-            "prior_flips": flips,
+            "prior_flips": flips, "seat_hints": seat_hints(truth.camera_events, got) if seats else None,
             "answered": answer.answered if answer else 0, "taught": answer.taught if answer else 0,
             # each decision as scored (cards, reads and their likely others, flags): what the
             # rulings page offered, to weigh other offers against the truth without a rerun
@@ -380,7 +381,9 @@ def summarise(rows: list[dict], kind: str) -> dict:
             "detector_share": sum(r["detector_share"] * r["frames"] for r in rows) / sum(r["frames"] for r in rows),
             "detect_ms": statistics.median(r["detect_ms"] for r in rows),
             "error_kinds": dict(Counter(error_kind(e) for r in rows for e in r["errors"]).most_common()),
-            "prior_flips": dict(sum((Counter(r["prior_flips"]) for r in rows), Counter()))}
+            "prior_flips": dict(sum((Counter(r["prior_flips"]) for r in rows), Counter())),
+            "seat_hints": dict(sum((Counter(r["seat_hints"]) for r in rows if r.get("seat_hints")), Counter()))
+            if any(r.get("seat_hints") for r in rows) else None}
 
 
 def _f(x) -> str:
@@ -450,6 +453,9 @@ def main() -> int:
     ap.add_argument("--watcher", action="append", metavar="NAME=VALUE",
                     help="a pot-watcher setting other than its default (vision.pot_watcher.WatcherConfig), "
                          "e.g. --watcher low_conf=0.7; repeatable. The report records them")
+    ap.add_argument("--seats", action="store_true", help="give the pot watcher each player's side of the "
+                    "table as seat zones (as an operator draws them on the set-up page) and count how often "
+                    "its hint names the player who played")
     ap.add_argument("--answer", action="store_true", help="model: a person answers each check as it comes, "
                     "from the truth (corrects, names, voids); the camera's own reads are still what is scored")
     ap.add_argument("--learn", action="store_true", help="with --answer: each answer also teaches the deck "
@@ -522,6 +528,9 @@ def main() -> int:
               f"cards chosen by a prior over their top vote: {s['prior_flips'].get('right', 0)} right, "
               f"{s['prior_flips'].get('wrong', 0)} wrong (the top vote was), {s['prior_flips'].get('neither', 0)} "
               f"neither\n"
+              + (f"seat zones (each player's side of the table, as drawn on the set-up page): the play's "
+                 f"player named rightly {s['seat_hints'].get('right', 0)}, wrongly {s['seat_hints'].get('wrong', 0)}, "
+                 f"not named {s['seat_hints'].get('none', 0)}\n" if s.get("seat_hints") else "") +
               f"latency rest -> ruling: median {_f(s['latency_median_s'])} s, p90 {_f(s['latency_p90_s'])} s\n"
               f"throughput: {s['fps']:.0f} frames/s (decode + watcher + detector + referee), detector on "
               f"{s['detector_share']:.1%} of frames; detector on every frame: {s['every_frame_fps']:.1f} "

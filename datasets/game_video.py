@@ -390,16 +390,9 @@ class GameRenderer:
         # geometry
         n = len(self.script.players)
         self.center = (W / 2 + self.rng.uniform(-20, 20), H / 2 + self.rng.uniform(-15, 15))
-        self.seats = []
+        self.seats = seat_geometry(W, H, self.ch, n)
         ch = self.ch
         rx, ry = W / 2 - 0.62 * ch, H / 2 - 0.62 * ch
-        for i in range(n):
-            th = math.pi / 2 + 2 * math.pi * i / n
-            sx, sy = W / 2 + rx * math.cos(th), H / 2 + ry * math.sin(th)
-            out = (math.cos(th), math.sin(th))
-            # card 'up' points to the centre: angle so that the card's top faces the pot
-            angle = -math.degrees(th) + 90 + 180
-            self.seats.append({"pos": (sx, sy), "out": out, "tan": (-math.sin(th), math.cos(th)), "angle": angle})
         th = math.pi / 2 + math.pi / n  # between the first two seats: away from everyone's cards
         self.burn_pos = (W / 2 + 1.08 * rx * math.cos(th), H / 2 + 1.08 * ry * math.sin(th))
         self.skin = [tuple(int(v) for v in self.rng.choice([(140, 170, 225), (120, 150, 200), (90, 120, 170),
@@ -957,6 +950,55 @@ def _confusion(card: str, rng: random.Random) -> str:
     ranks = list(RANK_VALUE)[:13]
     i = ranks.index(r)
     return ranks[max(0, min(12, i + rng.choice((-1, 1))))] + s
+
+
+def seat_geometry(W: int, H: int, ch: float, n: int) -> list[dict]:
+    """Where each of `n` players sits in a rendered video (the first at the bottom, then
+    clockwise on screen): `pos` of their cards, `out` towards the table's edge, `tan` along it,
+    and the `angle` that turns a card's top towards the pot."""
+    seats = []
+    rx, ry = W / 2 - 0.62 * ch, H / 2 - 0.62 * ch
+    for i in range(n):
+        th = math.pi / 2 + 2 * math.pi * i / n
+        sx, sy = W / 2 + rx * math.cos(th), H / 2 + ry * math.sin(th)
+        seats.append({"pos": (sx, sy), "out": (math.cos(th), math.sin(th)), "tan": (-math.sin(th), math.cos(th)),
+                      # card 'up' points to the centre: angle so that the card's top faces the pot
+                      "angle": -math.degrees(th) + 90 + 180})
+    return seats
+
+
+def seat_zones(meta: dict, players: list[str], reach: float = 1.5) -> dict[str, tuple[float, float, float, float]]:
+    """Each player's side of the table in a rendered video, as an operator would draw it on
+    the set-up page: a box `reach` card heights around their seat, in fractions of the frame
+    (`PotWatcher(seats=...)`). `meta`: the truth file's `video` line."""
+    W, H = meta["size"]
+    ch = meta["card_height"]
+    zones = {}
+    for name, seat in zip(players, seat_geometry(W, H, ch, len(players))):
+        cx, cy = seat["pos"][0] + seat["out"][0] * 0.3 * ch, seat["pos"][1] + seat["out"][1] * 0.3 * ch
+        x0, y0 = max(0.0, cx - reach * ch) / W, max(0.0, cy - reach * ch) / H
+        x1, y1 = min(W, cx + reach * ch) / W, min(H, cy + reach * ch) / H
+        zones[name] = (round(x0, 4), round(y0, 4), round(x1, 4), round(y1, 4))
+    return zones
+
+
+def seat_hints(truth: list[dict], got: list[dict], window: float = 3.0) -> dict[str, int]:
+    """How the seat zones' hints (`got[i]["seat"]`) name who played: for each play decided
+    within `window` seconds after a truth play of at least one of its cards, `right` (the
+    player who played it), `wrong` (another) or `none` (no hint)."""
+    out = {"right": 0, "wrong": 0, "none": 0}
+    plays = [ev for ev in truth if ev["type"] == "cards_played"]
+    for g in got:
+        if g["type"] != "cards_played":
+            continue
+        near = [ev for ev in plays if ev["t_rest"] - 0.05 <= g["t"] <= ev["t_rest"] + window
+                and set(ev["cards"]) & set(g.get("cards") or [])]
+        if not near:
+            continue
+        ev = max(near, key=lambda e: e["t_rest"])
+        seat = g.get("seat")
+        out["none" if not seat else "right" if seat == ev.get("player") else "wrong"] += 1
+    return out
 
 
 # =========================================================================== scoring
