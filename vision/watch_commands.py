@@ -62,13 +62,15 @@ def cmd_watch(args: argparse.Namespace) -> int:
     from referee.events import EventError
     from referee.table import TableReferee
     from vision.pipeline import Pipeline, priors_from_view
-    from vision.pot_watcher import WatcherConfig
+    from vision.pot_watcher import PotWatcher, WatcherConfig
     from vision.source import open_source
 
     players = [p.strip() for p in args.players.split(",") if p.strip()]
     if len(players) < 2:
         raise ValueError(f"--players needs at least two names separated by commas, got {args.players!r}")
     dealer = args.dealer or players[-1]
+    zone = _fractions(args.zone, "--zone") if args.zone else None  # said before the camera opens
+    seats = _seats(args.seat or [], players)
     ref = TableReferee()
     ref.apply({"type": "setup", "players": players, "dealer": dealer, "preset": args.rules,
                "decks": args.decks, "source": "operator"})
@@ -110,19 +112,14 @@ def cmd_watch(args: argparse.Namespace) -> int:
             text = w.detail if w.type == "mismatch" else _describe(pev.rulings)
             if w.type in ("cards_played", "cards_amended") and w.detail:  # the strays it set aside, why it amended
                 text += f" [{w.detail}]"
-            print(f"{pev.t:8.2f}s  {w.type:12s} {cards:12s}{flag}  {text}", flush=True)
+            side = f" (from {w.seat}'s side)" if w.seat else ""
+            print(f"{pev.t:8.2f}s  {w.type:12s} {cards:12s}{flag}  {text}{side}", flush=True)
 
     source = open_source(args.source, on_status=on_status, pace=args.pace,
                          live=True if args.live else None, size=args.camera_size)
-    zone = None
-    if args.zone:
-        try:
-            zone = tuple(float(v) for v in args.zone.split(","))
-        except ValueError:
-            raise ValueError(f"--zone takes x0,y0,x1,y1 fractions of the frame, got {args.zone!r}") from None
     cfg = WatcherConfig(evidence_dir=Path(args.evidence) if args.evidence else None, decks=args.decks)
-    pipe = Pipeline(source, detector, referee=referee, on_event=on_event, config=cfg, priors_fn=priors,
-                    on_frame=getattr(detector, "see", None))
+    pipe = Pipeline(source, detector, referee=referee, on_event=on_event, priors_fn=priors,
+                    watcher=PotWatcher(cfg, seats=seats), on_frame=getattr(detector, "see", None))
     if zone:
         pipe.watcher.set_zone(zone)
     try:
@@ -137,6 +134,29 @@ def cmd_watch(args: argparse.Namespace) -> int:
         summary += "; titles: " + ", ".join(f"{p} {t}" for p, t in view["titles"].items())
     print(f"masta watch: {summary}", file=sys.stderr)
     return 0
+
+
+def _fractions(text: str, what: str) -> tuple[float, float, float, float]:
+    try:
+        x0, y0, x1, y1 = (float(v) for v in text.split(","))
+    except ValueError:
+        raise ValueError(f"{what} takes x0,y0,x1,y1 fractions of the frame, got {text!r}") from None
+    if not (0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1):
+        raise ValueError(f"{what} {text!r}: need 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1")
+    return x0, y0, x1, y1
+
+
+def _seats(given: list[str], players: list[str]) -> dict[str, tuple[float, float, float, float]]:
+    """`--seat Ann=0,0.7,1,1` ...: each player's side of the table."""
+    seats = {}
+    for item in given:
+        name, sep, zone = item.partition("=")
+        name = name.strip()
+        if not sep or name not in players:
+            raise ValueError(f"--seat takes NAME=x0,y0,x1,y1 with NAME one of --players ({', '.join(players)}), "
+                             f"got {item!r}")
+        seats[name] = _fractions(zone, f"--seat {name}")
+    return seats
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -160,6 +180,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="the table's deck as taught with `masta learn-deck`: read with it, a deck the "
                         "model never saw is read better")
     p.add_argument("--zone", default=None, help="pot zone x0,y0,x1,y1 as fractions (default: automatic)")
+    p.add_argument("--seat", action="append", default=None, metavar="NAME=x0,y0,x1,y1",
+                   help="a player's side of the table, where their arm comes in, as fractions of the frame "
+                        "(repeatable): each play then says which side it came from, a hint, never a ruling")
     p.add_argument("--evidence", default=None, help="folder for before/after JPEGs of each event")
     p.add_argument("--log", default=None, help="write the event log (JSON lines) here as it grows")
     p.add_argument("--pace", action="store_true", help="play a file at its own frame rate (as if live)")

@@ -90,7 +90,8 @@ class CameraRunner:
     def __init__(self, table: TableService, frames: FrameHub, detector: Any, *,
                  zone: tuple[float, float, float, float] | None = None, pace: bool = False,
                  live: bool | None = None, evidence_dir: Path | None = None,
-                 backoff: Any = None, max_retries: int | None = None, after_event: Any = None):
+                 backoff: Any = None, max_retries: int | None = None, after_event: Any = None,
+                 seats: dict[str, tuple[float, float, float, float]] | None = None):
         self.table = table
         #: `after_event(event, video_t)`: told of each event the camera recorded, with the
         #: source's time of the frame it was decided on (the demo's scripted operator)
@@ -98,6 +99,8 @@ class CameraRunner:
         self.frames = frames
         self.detector = detector
         self.zone = zone
+        #: each player's side of the table (optional): the watcher says which one a play came from
+        self.seats = dict(seats or {})
         self.pace = pace
         self.live = live
         self.backoff = backoff
@@ -156,7 +159,7 @@ class CameraRunner:
 
     def start(self, source: Any) -> str:
         from vision.pipeline import Pipeline
-        from vision.pot_watcher import WatcherConfig
+        from vision.pot_watcher import PotWatcher, WatcherConfig
         from vision.source import open_source
 
         def on_status(st) -> None:
@@ -173,8 +176,8 @@ class CameraRunner:
         self._stop = threading.Event()
         cfg = WatcherConfig(evidence_dir=self.evidence_dir / f"evening-{self.table.evening_id}"
                             if self.evidence_dir else None)
-        self.pipe = Pipeline(src, self.detector, referee=self.referee, on_status=on_status, config=cfg,
-                             priors_fn=self._priors)
+        self.pipe = Pipeline(src, self.detector, referee=self.referee, on_status=on_status,
+                             watcher=PotWatcher(cfg, seats=self.seats), priors_fn=self._priors)
         if self.zone:
             self.pipe.watcher.set_zone(self.zone)
         self.source = source
@@ -208,6 +211,11 @@ class CameraRunner:
         if self.pipe is not None:
             self.pipe.watcher.set_zone(zone)
 
+    def set_seats(self, seats: dict[str, tuple[float, float, float, float]]) -> None:
+        self.seats = dict(seats)
+        if self.pipe is not None:
+            self.pipe.watcher.seats = dict(seats)
+
     def stop(self) -> None:
         self._stop.set()
         for t in self._threads:
@@ -228,11 +236,14 @@ class CameraRunner:
 def attach_camera(app, detector: Any, source: str | None, **kw) -> CameraRunner:
     """Wire a CameraRunner into `app` (set-up page: camera source and pot zone go to it)."""
     zone = app.extensions["masta.store"].get_setting("pot_zone")
+    seats = app.extensions["masta.store"].get_setting("seat_zones") or {}
     runner = CameraRunner(app.extensions["masta.table"], app.extensions["masta.frames"], detector,
-                          zone=tuple(zone) if zone else None, evidence_dir=app.config["MASTA"].evidence_dir, **kw)
+                          zone=tuple(zone) if zone else None, evidence_dir=app.config["MASTA"].evidence_dir,
+                          seats={k: tuple(v) for k, v in seats.items()}, **kw)
     app.extensions["masta.camera"] = runner
     app.extensions["masta.restart_camera"] = runner.restart
     app.extensions["masta.set_zone"] = runner.set_zone
+    app.extensions["masta.set_seats"] = runner.set_seats
     from .deck_teacher import DeckTeacher
     app.extensions["masta.teacher"] = DeckTeacher(app, runner)
     if source:

@@ -35,7 +35,7 @@ def page():
     store = current_app.extensions["masta.store"]
     return render_template("setup/page.html", state=table().view(), presets=rl.presets() or ["fr"],
                            house=list(house_presets()), source=store.get_setting("camera_source", _config().source),
-                           zone=store.get_setting("pot_zone"))
+                           zone=store.get_setting("pot_zone"), seats=store.get_setting("seat_zones") or {})
 
 
 @bp.get("/rules/<name>.json")
@@ -107,19 +107,52 @@ def camera():
 def pot_zone():
     """The pot zone drawn on the snapshot, as fractions of the frame: `{"zone": [x0, y0, x1, y1]}`."""
     raw = payload()
-    zone = raw.get("zone") if isinstance(raw, dict) else None
-    try:
-        x0, y0, x1, y1 = (float(v) for v in zone)
-    except (TypeError, ValueError):
-        raise ApiError(400, "zone must be four numbers [x0, y0, x1, y1] between 0 and 1") from None
-    if not (0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1):
-        raise ApiError(400, "zone must satisfy 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1 (draw a box on the snapshot)")
-    zone = [round(v, 4) for v in (x0, y0, x1, y1)]
+    zone = _zone(raw.get("zone") if isinstance(raw, dict) else None, "zone")
     current_app.extensions["masta.store"].set_setting("pot_zone", zone)
     set_zone = current_app.extensions.get("masta.set_zone")
     if set_zone:
         set_zone(tuple(zone))
     return created({"zone": zone})
+
+
+#: at most this many seat zones (a big table with two decks)
+MAX_SEATS = 12
+
+
+@bp.post("/api/seat-zones")
+@operator_required
+def seat_zones():
+    """Each player's side of the table on the snapshot, optional: `{"seats": {"Ann": [x0, y0,
+    x1, y1], ...}}` in fractions of the frame; `{"seats": {}}` clears them. The camera then says
+    from which side the arm that played came: a hint on the rulings page, never a ruling."""
+    raw = payload()
+    seats = raw.get("seats") if isinstance(raw, dict) else None
+    if not isinstance(seats, dict):
+        raise ApiError(400, 'send {"seats": {"Ann": [x0, y0, x1, y1], ...}} (an empty object clears them)')
+    if len(seats) > MAX_SEATS:
+        raise ApiError(400, f"at most {MAX_SEATS} seat zones")
+    out = {}
+    for name, zone in seats.items():
+        name = str(name).strip()
+        if not 1 <= len(name) <= 40:
+            raise ApiError(400, "a seat's name is the player's name, 1 to 40 characters")
+        out[name] = _zone(zone, f"{name}'s side")
+    current_app.extensions["masta.store"].set_setting("seat_zones", out)
+    set_seats = current_app.extensions.get("masta.set_seats")
+    if set_seats:
+        set_seats({k: tuple(v) for k, v in out.items()})
+    return created({"seats": out})
+
+
+def _zone(zone, what: str) -> list[float]:
+    """Four fractions of the frame [x0, y0, x1, y1], or a clear refusal."""
+    try:
+        x0, y0, x1, y1 = (float(v) for v in zone)
+    except (TypeError, ValueError):
+        raise ApiError(400, f"{what} must be four numbers [x0, y0, x1, y1] between 0 and 1") from None
+    if not (0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1):
+        raise ApiError(400, f"{what} must satisfy 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1 (draw a box on the snapshot)")
+    return [round(v, 4) for v in (x0, y0, x1, y1)]
 
 
 @bp.post("/api/evening")

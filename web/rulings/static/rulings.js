@@ -161,6 +161,23 @@
     return check(lead, "name them:", taps, " ", none, other);
   }
 
+  /* The side of the table the arm came from (seat zones, drawn on the set-up page): a hint. Not
+     the side of the player the referee took: a Turbo, or someone playing for another? One tap
+     says who played. */
+  function seatHint(ev, outputs, players) {
+    const seat = ev.meta && ev.meta.seat;
+    if (ev.type !== "cards_played" || !seat) return null;
+    const ruling = outputs.find((o) => o.kind === "ruling");
+    const player = ruling && ruling.player;
+    if (!player || player === seat || !players.includes(seat)) {
+      return h("div", { class: "small muted seat" }, "The arm came from " + seat + "'s side.");
+    }
+    return h("div", { class: "doubt seat" }, h("span", { class: "tag check" }, "who?"),
+      " The arm came from " + seat + "'s side, not " + player + "'s: a Turbo, or " + seat + " played for " + player + "? ",
+      operator ? h("button", { type: "button", class: "seat-played-by", onclick: () =>
+        post("/rulings/api/corrections", { type: "played_by", event: ev.seq, player: seat }) }, "Played by " + seat) : null);
+  }
+
   function evidence(ev) {
     const e = ev.evidence || {};
     const imgs = ["before", "after"].filter((k) => e[k]).map((k) =>
@@ -225,6 +242,7 @@
           voided.has(ev.seq) ? h("span", { class: "tag void" }, "void") : null,
           h("span", { class: "muted small when" }, " · " + who(ev))),
         doubt(ev, r.settled),
+        seatHint(ev, r.outputs, players),
         unsure(ev, r.outputs.some((o) => o.kind === "ruling"), voided.has(ev.seq)),
         r.outputs.map(output),
         evidence(ev),

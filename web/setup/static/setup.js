@@ -36,15 +36,22 @@
     if (r.ok) location.reload();
   });
 
-  // The pot zone: drag a rectangle on the snapshot; saved as fractions of the frame.
-  const img = $("snap"), cv = $("zone"), ctx = cv.getContext("2d");
-  let zone = JSON.parse(cv.dataset.zone || "null"), drag = null;
+  // The pot zone, and optionally each player's side: drag a rectangle on the snapshot; saved as
+  // fractions of the frame.
+  const img = $("snap"), cv = $("zone"), ctx = cv.getContext("2d"), mode = $("zone-mode");
+  let zone = JSON.parse(cv.dataset.zone || "null"), seats = JSON.parse(cv.dataset.seats || "{}"), drag = null;
+  const box = (z, color, label) => {
+    ctx.strokeStyle = color; ctx.lineWidth = 3;
+    ctx.strokeRect(z[0] * cv.width, z[1] * cv.height, (z[2] - z[0]) * cv.width, (z[3] - z[1]) * cv.height);
+    if (label) { ctx.fillStyle = color; ctx.font = "bold 14px sans-serif"; ctx.fillText(label, z[0] * cv.width + 5, z[1] * cv.height + 17); }
+  };
   function draw() {
     ctx.clearRect(0, 0, cv.width, cv.height);
-    if (!zone) return;
-    ctx.strokeStyle = "#ffd34d"; ctx.lineWidth = 3;
-    ctx.strokeRect(zone[0] * cv.width, zone[1] * cv.height, (zone[2] - zone[0]) * cv.width, (zone[3] - zone[1]) * cv.height);
+    for (const [name, z] of Object.entries(seats)) box(z, "#7fd8ff", name);
+    if (zone) box(zone, "#ffd34d", "pot");
   }
+  const drawing = () => mode.value;  // "" the pot, else a player's name
+  mode.addEventListener("change", () => { $("zone-save").textContent = drawing() ? "Save " + drawing() + "'s side" : "Save pot zone"; });
   img.addEventListener("load", () => {
     img.hidden = false; $("snap-status").hidden = true;
     cv.width = img.clientWidth; cv.height = img.clientHeight; $("zone-save").disabled = false; draw();
@@ -54,11 +61,22 @@
   cv.addEventListener("pointerdown", (e) => { drag = frac(e); cv.setPointerCapture(e.pointerId); });
   cv.addEventListener("pointermove", (e) => {
     if (!drag) return; const p = frac(e);
-    zone = [Math.min(drag[0], p[0]), Math.min(drag[1], p[1]), Math.max(drag[0], p[0]), Math.max(drag[1], p[1])]; draw();
+    const z = [Math.min(drag[0], p[0]), Math.min(drag[1], p[1]), Math.max(drag[0], p[0]), Math.max(drag[1], p[1])];
+    if (drawing()) seats[drawing()] = z; else zone = z;
+    draw();
   });
   cv.addEventListener("pointerup", () => { drag = null; });
   $("zone-save").addEventListener("click", async () => {
+    if (drawing()) {
+      const r = await post("/setup/api/seat-zones", { seats });
+      if (r.ok) { seats = r.body.seats; $("seats-clear").hidden = false; toast(drawing() + "'s side saved"); draw(); }
+      return;
+    }
     const r = await post("/setup/api/pot-zone", { zone });
     if (r.ok) toast("Pot zone saved");
+  });
+  $("seats-clear").addEventListener("click", async () => {
+    const r = await post("/setup/api/seat-zones", { seats: {} });
+    if (r.ok) { seats = {}; $("seats-clear").hidden = true; toast("The sides are cleared"); draw(); }
   });
 })();
