@@ -125,8 +125,9 @@ const masta = (() => {
 
   const isOperator = () => document.body.dataset.operator === "yes";
 
-  /* An open question from the referee, with the buttons that answer it (operator only). */
-  function promptBox(p, players) {
+  /* An open question from the referee, with the buttons that answer it (operator only).
+     `seat`: the side of the table the play came from (seat zones), chosen first for "who played". */
+  function promptBox(p, players, seat) {
     const kids = [h("div", {}, p.text || p.prompt)];
     if (isOperator()) {
       const send = (ev) => post("/rulings/api/corrections", ev);
@@ -134,6 +135,10 @@ const masta = (() => {
       const row = h("div", { class: "row" });
       if (p.prompt === "who_played" || p.prompt === "who_starts") {
         const s = pick();
+        if (seat && p.prompt === "who_played" && (players || []).includes(seat)) {
+          s.value = seat;
+          kids.push(h("div", { class: "small muted" }, "The arm came from " + seat + "'s side."));
+        }
         row.append(s, h("button", { type: "button", onclick: () => send(Object.assign({ type: "played_by", player: s.value }, p.prompt === "who_played" ? { event: p.event } : {})) }, "played it"));
       } else if (p.prompt === "target") {
         const s = pick();

@@ -262,7 +262,9 @@
     const d = await get("/rulings/data.json");
     state = d.view;
     banner(document.getElementById("banner"), state.latest, false);
-    document.getElementById("prompts").replaceChildren(...((state.table && state.table.prompts) || []).map((p) => masta.promptBox(p, state.players || [])));
+    const seatOf = (seq) => { const r = d.entries.find((e) => e.event.seq === seq); return r && r.event.meta && r.event.meta.seat; };
+    document.getElementById("prompts").replaceChildren(...((state.table && state.table.prompts) || []).map((p) =>
+      masta.promptBox(p, state.players || [], p.event ? seatOf(p.event) : null)));
     render(d.entries, state.players || []);
     const hint = document.getElementById("teach-hint");  // the operator's page only
     if (hint) { hint.hidden = !d.teach_hint; hint.querySelector("span").textContent = d.teach_hint || ""; }
