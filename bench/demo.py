@@ -55,10 +55,24 @@ def compare(game: TableReferee, script: TableReferee) -> dict:
             "suspicions": [s["text"] for s in va.get("suspicions") or []]}
 
 
+def seat_hints(table) -> dict[str, int]:
+    """The camera's seat hints (`meta.seat`) against the player each ruling names once the
+    operator has answered: `right`, `wrong`, `none` (a camera play with no side named)."""
+    by_seq = {e["seq"]: e for e in table.log}
+    out = {"right": 0, "wrong": 0, "none": 0}
+    for r in table.referee.rulings():
+        ev = by_seq.get(r.get("event"))
+        if not ev or ev.get("source") != "camera" or ev["type"] != "cards_played":
+            continue
+        seat = (ev.get("meta") or {}).get("seat")
+        out["none" if not seat else "right" if seat == r.get("player") else "wrong"] += 1
+    return out
+
+
 def run(no_operator: bool = False, timeout: float = 600.0) -> dict:
     from web.app import create_app
     from web.camera import attach_camera, find_model, load_detector, wait_for
-    from web.commands import demo_setup, find_demo
+    from web.commands import demo_seat_zones, demo_setup, find_demo
     from web.config import Config
     from web.demo_operator import DemoOperator, scripted_plays
 
@@ -72,6 +86,7 @@ def run(no_operator: bool = False, timeout: float = 600.0) -> dict:
         app = create_app(Config(data_dir=Path(d), token="bench"))
         table = app.extensions["masta.table"]
         table.submit(demo_setup(log), source="system")
+        app.extensions["masta.store"].set_setting("seat_zones", demo_seat_zones(log))  # as `masta demo`
         op = None if no_operator else DemoOperator(table, scripted_plays(log))
         t0 = time.perf_counter()
         runner = attach_camera(app, load_detector(model), str(video), pace=False,
@@ -83,6 +98,7 @@ def run(no_operator: bool = False, timeout: float = 600.0) -> dict:
             runner.stop()
         wall = time.perf_counter() - t0
         out = compare(table.referee, script_referee(log))
+        out["seat_hints"] = seat_hints(table)
         out.update(video=str(video), operator=not no_operator, seconds=round(wall, 1),
                    events=len(table.log), by_operator=sum((e.get("meta") or {}).get("by") == "demo script"
                                                           for e in table.log))
@@ -106,6 +122,9 @@ def main() -> int:
               f"script {r['first_difference']['script']}")
     print(f"titles {r['titles']} ({'as' if r['titles_same'] else 'NOT as'} the script's); burns "
           f"{'as' if r['burns_same'] else 'NOT as'} the script's; suspicions: {len(r['suspicions'])}")
+    h = r["seat_hints"]
+    print(f"the side each camera play came from (the demo table's seat zones, as `masta demo` draws them) names "
+          f"its player rightly {h['right']}, wrongly {h['wrong']}, not at all {h['none']}")
     print(f"wrote {args.out}")
     return 0
 

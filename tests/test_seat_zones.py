@@ -139,3 +139,19 @@ def test_a_play_from_another_side_asks_who_played_and_one_tap_says(tmp_path, bro
         assert table.log[-1]["type"] == "played_by" and table.log[-1]["player"] == "Cy"
         assert table.log[-1]["event"] == 3
         ctx.close()
+
+
+def test_the_demo_draws_its_tables_sides_from_its_video(tmp_path):
+    from web.commands import demo_seat_zones, demo_setup, find_demo
+
+    log = tmp_path / "demo.truth.jsonl"
+    log.write_text('{"type": "video", "fps": 30, "size": [1280, 720], "card_height": 144}\n'
+                   '{"seq": 1, "t": 0, "type": "setup", "players": ["Ann", "Bob", "Cy"], "dealer": "Cy"}\n')
+    zones = demo_seat_zones(log)
+    assert list(zones) == ["Ann", "Bob", "Cy"] and zones["Ann"][3] == 1.0  # the first at the bottom
+    assert demo_seat_zones(None) is None
+    log.write_text('{"type": "setup", "players": ["Ann", "Bob"]}\n')  # a plain log: no video to draw on
+    assert demo_seat_zones(log) is None
+    video, shipped = find_demo()
+    if shipped is not None:  # the bundled demo's own table
+        assert set(demo_seat_zones(shipped)) == set(demo_setup(shipped)["players"])

@@ -178,6 +178,20 @@ def demo_setup(log: Path | None) -> dict:
     return {"type": "setup", "players": ["Ann", "Bob", "Cy", "Dee"], "dealer": "Dee", "preset": "fr"}
 
 
+def demo_seat_zones(log: Path | None) -> dict | None:
+    """Each player's side of the demo's table, as an operator would draw them on the set-up
+    page (`datasets.game_video.seat_zones`, from the video's truth file), or None."""
+    if log is None:
+        return None
+    from datasets.game_video import read_truth, seat_zones
+    try:
+        truth = read_truth(log)
+        players = demo_setup(log)["players"]
+        return {k: list(v) for k, v in seat_zones(truth.meta, players).items()}
+    except (ValueError, KeyError, TypeError):  # a log of another kind: no sides drawn
+        return None
+
+
 def demo(args) -> int:
     from .config import default_data_dir
     data = Path(args.data_dir) if args.data_dir else default_data_dir() / "demo"
@@ -193,6 +207,9 @@ def demo(args) -> int:
                  f"({config.base_url()}/manual/ after opening the operator link)"]
     else:
         after = None
+        seats = demo_seat_zones(log)
+        if seats:  # the demo table's sides, as drawn on the set-up page: each play says whose side
+            app.extensions["masta.store"].set_setting("seat_zones", seats)
         if log is not None and not args.no_operator:
             from .demo_operator import DemoOperator, scripted_plays
             after = DemoOperator(table, scripted_plays(log)).after_camera
