@@ -80,3 +80,19 @@ def render_teaching_video(folder: Path, cards: list[str], seed: int = 11) -> dic
     r = GameRenderer(spec, deck_script(cards, spec.players))
     r.keep_indices = True
     return r.render(Path(folder) / "teach.mp4", frames_truth=False)
+
+
+class SeesNothing:
+    """A detector on an empty table: it finds no card (for what is tested beside the cards)."""
+
+    def detect(self, frame):
+        return []
+
+
+def plain_video(path: Path, frames: int = 30) -> Path:
+    """A small real video file of a bare table slowly brightening (MJPG through OpenCV)."""
+    w = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 15, (160, 120))
+    for i in range(frames):
+        w.write(np.full((120, 160, 3), 40 + i, np.uint8))
+    w.release()
+    return path

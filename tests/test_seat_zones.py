@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 
-import cv2
-import numpy as np
 import pytest
 
 from datasets.game_video import seat_geometry, seat_hints, seat_zones
@@ -13,22 +11,13 @@ from masta.cli import main
 from test_browser_web import CHROMIUM, TOKEN, browser  # noqa: F401 (a fixture)
 from test_web import OP, make_app, post, setup_game
 from web.camera import attach_camera, wait_for
+from helpers_video import SeesNothing, plain_video
 from helpers_web import snapshot
-
-
-class SeesNothing:  # an empty table: the detector finds no card (the seats are what is tested)
-    def detect(self, frame):
-        return []
 
 
 @pytest.fixture
 def video(tmp_path):
-    path = tmp_path / "table.avi"
-    w = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 15, (160, 120))
-    for i in range(30):
-        w.write(np.full((120, 160, 3), 40 + i, np.uint8))
-    w.release()
-    return path
+    return plain_video(tmp_path / "table.avi")
 
 
 def test_seat_zones_saved_from_the_page_reach_the_running_watcher_and_the_next_start(tmp_path, video):

@@ -158,21 +158,10 @@ def test_camera_events_go_through_the_same_path(tmp_path):
 
 def test_camera_runner_reads_a_real_video_and_shows_frames(tmp_path):
     """A video file through OpenCV and vision.pipeline: frames reach the live page's hub."""
-    import cv2
-    import numpy as np
-
+    from helpers_video import SeesNothing, plain_video
     from web.camera import attach_camera, wait_for
 
-    video = tmp_path / "table.avi"
-    w = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 15, (160, 120))
-    for i in range(30):
-        w.write(np.full((120, 160, 3), 40 + i, np.uint8))
-    w.release()
-
-    class SeesNothing:  # an empty table: the detector finds no card
-        def detect(self, frame):
-            return []
-
+    video = plain_video(tmp_path / "table.avi")
     app = create_app(Config(data_dir=tmp_path / "data", token="tok"))
     runner = attach_camera(app, SeesNothing(), str(video), pace=True)
     try:

@@ -144,20 +144,17 @@ class DeckTeacher:
 
     def done(self) -> dict:
         """Stop showing cards: learn from those seen so far."""
-        with self._lock:
-            if self.status != "teaching":
-                raise ApiError(409, "no deck is being taught")
-            self.status = "finishing"
-        self._stop.set()
-        self._publish()
-        return self.state()
+        return self._finish(cancel=False)
 
     def cancel(self) -> dict:
         """Stop showing cards and keep the deck read with before (if any)."""
+        return self._finish(cancel=True)
+
+    def _finish(self, cancel: bool) -> dict:
         with self._lock:
-            if self.status == "idle":
+            if self.status != "teaching" and not (cancel and self.status == "finishing"):
                 raise ApiError(409, "no deck is being taught")
-            self._cancelled = True
+            self._cancelled = self._cancelled or cancel
             self.status = "finishing"
         self._stop.set()
         self._publish()
