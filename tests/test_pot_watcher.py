@@ -374,6 +374,18 @@ def test_seat_zones_say_which_side_the_arm_came_from():
     assert events[0].seat is None and "meta" not in events[0].to_log_event()
 
 
+def test_the_drawn_frame_shows_each_seat_zone_where_it_lies():
+    from vision.pot_watcher import SEAT_COLOR
+
+    image = np.full((200, 300, 3), 90, np.uint8)
+    plain = PotWatcher().draw(image, [])
+    drawn = PotWatcher(seats={"Ann": (0.0, 0.75, 1.0, 1.0)}).draw(image, [])
+    assert not (plain == SEAT_COLOR).all(axis=2).any()
+    assert (drawn[150, 5:60] == SEAT_COLOR).all()         # its top edge, at 0.75 of the height (left of the pot zone)
+    assert not (drawn[:140] == SEAT_COLOR).all(axis=2).any()  # nothing of it above
+    assert (image == 90).all()                              # drawn on a copy
+
+
 def test_a_card_seen_where_it_never_lay_is_not_ignored():
     """One deck: a card cannot be in two places. After a misread (the 5S read as AD), the real
     AD landing elsewhere is reported (flagged), not taken for the card already seen. The 5S,

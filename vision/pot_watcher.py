@@ -231,6 +231,10 @@ class WatchEvent:
         return ev
 
 
+#: seat zones in drawn frames (BGR): the set-up page's light blue
+SEAT_COLOR = (255, 216, 127)
+
+
 def _shift_tolerant_diff(a: np.ndarray, ref: np.ndarray) -> np.ndarray:
     """Per pixel, the least absolute difference from `ref` shifted by up to a pixel each way:
     a bumped camera moves everything a pixel or two, which is no change in the scene."""
@@ -1179,8 +1183,14 @@ class PotWatcher:
 
     # -- evidence ------------------------------------------------------------------------
     def draw(self, image: np.ndarray, obs: Sequence[Observation], highlight: Sequence[str] = ()) -> np.ndarray:
-        """A copy of `image` with the zone and every observation's box and card drawn."""
+        """A copy of `image` with the zone, the seat zones (named) and every observation's box
+        and card drawn: the live view and the evidence frames show whose side is whose."""
         out = image.copy()
+        h, w = image.shape[:2]
+        for name, (sx0, sy0, sx1, sy1) in self.seats.items():
+            a, b = (int(sx0 * w), int(sy0 * h)), (int(sx1 * w) - 1, int(sy1 * h) - 1)
+            cv2.rectangle(out, a, b, SEAT_COLOR, 1)
+            cv2.putText(out, name, (a[0] + 4, a[1] + 16), cv2.FONT_HERSHEY_SIMPLEX, 0.5, SEAT_COLOR, 1, cv2.LINE_AA)
         x0, y0, x1, y1 = self.zone_pixels(image.shape)
         cv2.rectangle(out, (x0, y0), (x1 - 1, y1 - 1), (255, 200, 0), 1)
         hl = Counter(highlight)
