@@ -266,3 +266,34 @@ def test_the_rulings_page_suggests_teaching_after_the_same_misread_twice(table, 
         assert c.get("/rulings/data.json").json["teach_hint"] is None
     finally:
         detector.classifier.deck = None
+
+
+@needs_model
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent: install Debian's chromium")
+def test_the_rulings_page_leads_to_teaching_after_the_same_misread_twice(tmp_path, video, detector, browser):
+    from playwright.sync_api import expect
+
+    from web.app import create_app
+    from web.config import Config
+    from web.server import BackgroundServer
+
+    detector.classifier.deck = None
+    app = create_app(Config(data_dir=tmp_path, token=TOKEN))
+    runner = attach_camera(app, detector, str(video), live=True)
+    runner.stop()  # the plays below are the camera's: no others from the video
+    table = app.extensions["masta.table"]
+    table.submit({"type": "setup", "players": ["Ann", "Bob", "Cy"], "dealer": "Cy"}, source="operator")
+    for read, was in ((["6S"], ["QS"]), (["6H"], ["QH"])):
+        seq = _camera_play(app, read)
+        table.submit({"type": "correct", "event": seq, "cards": was}, source="operator")
+    with BackgroundServer(app, threads=16) as srv:
+        ctx = browser.new_context(viewport={"width": 390, "height": 844})
+        page = ctx.new_page()
+        page.goto(f"{srv.url}/auth?token={TOKEN}&name=Dee&next=/rulings/")
+        hint = page.locator("#teach-hint")
+        expect(hint).to_be_visible()
+        expect(hint).to_contain_text("The camera read Q as 6 2 times this evening")
+        hint.get_by_role("link", name="Teach the deck").click()
+        expect(page.locator("#misreads")).to_have_text("This evening a person corrected the camera's Q read as 6 (2 times).")
+        ctx.close()
