@@ -45,8 +45,11 @@ def play_evening(base: str) -> None:
         fix({"type": "confirm", "event": s})
     _post(base, "/setup/api/game", {"players": ["Ann", "Bob", "Cy", "Dee"], "dealer": "Dee"})
     _post(base, "/evening/api/events", {"type": "order", "player": "Bob", "text": "Dee shuffles with a smile"})
-    for cards in (["6C"], ["6D", "6S"], ["QH"], ["10C"], ["9S"], ["3H"]):
-        ev({"type": "cards_played", "cards": cards})
+    # with seat zones drawn, each play says from which side it came; the 9S came from Cy's side
+    # while the referee took Bob (a Turbo?): the rulings page asks who
+    sides = ["Ann", "Bob", "Cy", "Dee", "Cy", "Cy"]
+    for cards, side in zip((["6C"], ["6D", "6S"], ["QH"], ["10C"], ["9S"], ["3H"]), sides):
+        ev({"type": "cards_played", "cards": cards, "meta": {"seat": side}})
     ev({"type": "cards_played", "cards": ["4C"]})
     # something landed that the camera could not read: the operator picks its cards (a shot of its own)
     ev({"type": "note", "text": "camera mismatch: something landed on the pot but no new card could be read",
