@@ -96,7 +96,7 @@ class DeckTeacher:
 
     # ------------------------------------------------------------------ actions
     def start(self, order: list[str]) -> dict:
-        from vision.deck_memory import DeckMemoryError, _untaught
+        from vision.deck_memory import _untaught
 
         if not order:
             raise ApiError(400, "nothing to teach: give the suits to show (SH, or SHCD for the whole deck)")
@@ -131,7 +131,7 @@ class DeckTeacher:
             src = open_source(source, pace=self.runner.pace, live=self.runner.live,
                               backoff=self.runner.backoff, max_retries=self.runner.max_retries)
             src.frames = sane_frames(src.frames, self.runner.report)
-        except (ValueError, FileNotFoundError, DeckMemoryError) as exc:
+        except (ValueError, FileNotFoundError) as exc:  # a camera gone meanwhile
             with self._lock:
                 self.status, self.message = "idle", ""
             self._resume(source)
