@@ -214,6 +214,9 @@ def demo(args) -> int:
             from .demo_operator import DemoOperator, scripted_plays
             after = DemoOperator(table, scripted_plays(log)).after_camera
         lines = _camera(app, str(video), pace=True, after_event=after)
+        if seats:
+            lines.append("each player's side of the demo table is drawn (Set-up): the rulings page says from "
+                         "which side each play came")
         if after is not None:
             lines.append("the operator's part (an Ace's target, a Turbo's player, a misread corrected) "
                          "is tapped from the demo's script, marked 'demo script'; --no-operator leaves "
