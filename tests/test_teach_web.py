@@ -172,7 +172,7 @@ def test_a_saved_deck_that_cannot_be_read_is_said_and_not_used(tmp_path):
     app.extensions["masta.store"].set_setting(SETTING, {"cards": ["AS"], "of": 26, "t": 0, "file": "deck.npz"})
     deck_path(app).write_bytes(b"not a deck")
     memory, problem = saved_deck(app)
-    assert memory is None and "unreadable" in problem and "teach it again" in problem
+    assert memory is None and "cannot be read" in problem and "teach it again on /teach/" in problem
 
 
 @needs_model

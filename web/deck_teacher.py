@@ -38,8 +38,9 @@ def saved_deck(app) -> tuple[Any, str | None]:
         return None, None
     try:
         return DeckMemory.load(deck_path(app)), None
-    except DeckMemoryError as exc:
-        return None, f"the deck taught before cannot be used ({exc}); teach it again on /teach/"
+    except DeckMemoryError:  # its own message says to run `masta learn-deck`: here the page is the way
+        return None, (f"the deck taught before ({DECK_FILE} in {deck_path(app).parent}) cannot be read: teach "
+                      f"it again on /teach/; until then the camera reads with its model alone")
 
 
 #: the same rank misread this many times in an evening: the page suggests teaching the deck
