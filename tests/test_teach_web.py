@@ -269,6 +269,20 @@ def test_the_rulings_page_suggests_teaching_after_the_same_misread_twice(table, 
 
 
 @needs_model
+def test_three_different_misreads_also_suggest_teaching(table):
+    app, runner, teacher = table
+    runner.stop()  # the plays below are the camera's: no others from the video
+    c = app.test_client()
+    setup_game(c)
+    fix = lambda seq, cards: post(c, "/rulings/api/corrections", {"type": "correct", "event": seq, "cards": cards})  # noqa: E731
+    fix(_camera_play(app, ["6S"]), ["QS"])
+    fix(_camera_play(app, ["7D"]), ["JD"])
+    assert c.get("/rulings/data.json").json["teach_hint"] is None
+    fix(_camera_play(app, ["3C"]), ["10C"])
+    assert c.get("/rulings/data.json").json["teach_hint"].startswith("The camera read Q as 6, J as 7, 10 as 3 this")
+
+
+@needs_model
 @pytest.mark.slow
 @pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent: install Debian's chromium")
 def test_the_rulings_page_leads_to_teaching_after_the_same_misread_twice(tmp_path, video, detector, browser):
