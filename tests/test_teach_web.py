@@ -221,15 +221,23 @@ def test_the_page_names_the_card_to_show_and_ticks_each_one_learnt(tmp_path, fir
         runner.stop()
 
 
+def _corrected_game(app, runner=None):
+    """A game set up, the camera stopped (the plays are then the test's own camera plays), and a
+    person's correction of a play: (client, fix)."""
+    if runner is not None:
+        runner.stop()
+    c = app.test_client()
+    setup_game(c)
+    return c, lambda seq, cards: post(c, "/rulings/api/corrections", {"type": "correct", "event": seq, "cards": cards})
+
+
 def _camera_play(app, cards):
     return app.extensions["masta.table"].submit({"type": "cards_played", "cards": cards}, source="camera")["event"]["seq"]
 
 
 def test_the_ranks_a_person_corrected_are_counted_by_misread(tmp_path):
     app = make_app(tmp_path)
-    c = app.test_client()
-    setup_game(c)
-    fix = lambda seq, cards: post(c, "/rulings/api/corrections", {"type": "correct", "event": seq, "cards": cards})  # noqa: E731
+    c, fix = _corrected_game(app)
     assert fix(_camera_play(app, ["6S"]), ["QS"]).status_code == 201
     assert fix(_camera_play(app, ["6H", "6C"]), ["QH", "QC"]).status_code == 201
     assert fix(_camera_play(app, ["7D"]), ["JD"]).status_code == 201
@@ -250,10 +258,7 @@ def test_the_rulings_page_suggests_teaching_after_the_same_misread_twice(table, 
     from vision.deck_memory import DeckMemory
 
     app, runner, teacher = table
-    runner.stop()  # the plays below are the camera's: no others from the video
-    c = app.test_client()
-    setup_game(c)
-    fix = lambda seq, cards: post(c, "/rulings/api/corrections", {"type": "correct", "event": seq, "cards": cards})  # noqa: E731
+    c, fix = _corrected_game(app, runner)
     fix(_camera_play(app, ["6S"]), ["QS"])
     assert c.get("/rulings/data.json").json["teach_hint"] is None  # once may be chance
     fix(_camera_play(app, ["6H"]), ["QH"])
@@ -271,10 +276,7 @@ def test_the_rulings_page_suggests_teaching_after_the_same_misread_twice(table, 
 @needs_model
 def test_three_different_misreads_also_suggest_teaching(table):
     app, runner, teacher = table
-    runner.stop()  # the plays below are the camera's: no others from the video
-    c = app.test_client()
-    setup_game(c)
-    fix = lambda seq, cards: post(c, "/rulings/api/corrections", {"type": "correct", "event": seq, "cards": cards})  # noqa: E731
+    c, fix = _corrected_game(app, runner)
     fix(_camera_play(app, ["6S"]), ["QS"])
     fix(_camera_play(app, ["7D"]), ["JD"])
     assert c.get("/rulings/data.json").json["teach_hint"] is None
