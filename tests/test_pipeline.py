@@ -11,10 +11,11 @@ import cv2
 import numpy as np
 import pytest
 
-from datasets.game_video import GameRenderer, OracleDetector, VideoSpec, read_frames_truth, read_truth, score_events
+from datasets.game_video import (GameRenderer, OracleDetector, VideoSpec, read_frames_truth, read_truth, score_events,
+                                 seat_hints, seat_zones)
 from referee.table import TableReferee
 from vision.pipeline import Pipeline, priors_from_view
-from vision.pot_watcher import WatcherConfig
+from vision.pot_watcher import PotWatcher, WatcherConfig
 from vision.source import open_source
 
 
@@ -57,9 +58,27 @@ def test_pipeline_transcribes_the_clip_and_the_referee_rules(clip, tmp_path):
     assert all(any(r.get("kind") == "ruling" for r in p.rulings) for p in plays)
     line = plays[0].to_json()
     assert set(line) >= {"t", "event", "cards", "ruling"} and line["ruling"]["verdict"] in ("legal", "illegal", "penalty")
+    assert "seat" not in line  # no seat zones drawn: no side named
     assert all(p.event["evidence"]["after"].endswith(".jpg") for p in plays)
     camera = [e for e in ref.log if e.get("source") == "camera"]
     assert len(camera) == len(seen)
+
+
+def test_seat_zones_name_who_played_in_the_json_lines(clip):
+    """Each player's side of the rendered table as seat zones: each play's `masta watch --json`
+    line says from which side it came, and that is mostly the side of the player who played."""
+    truth = read_truth(clip["truth"])
+    oracle = OracleDetector(read_frames_truth(clip["frames"]))
+    seats = seat_zones(truth.meta, truth.events[0]["players"])
+    seen = []
+    Pipeline(open_source(str(clip["video"])), oracle, on_event=seen.append, on_frame=oracle.see,
+             watcher=PotWatcher(WatcherConfig(), seats=seats)).run()
+    plays = [p for p in seen if p.watch.type == "cards_played"]
+    lines = [p.to_json() for p in plays]
+    assert plays and all(line.get("seat") in seats for line in lines)
+    hints = seat_hints(truth.camera_events, [{"type": "cards_played", "cards": p.watch.cards, "t": p.t,
+                                               "seat": p.watch.seat} for p in plays])
+    assert hints["right"] > 2 * (hints["wrong"] + hints["none"]), hints
 
 
 def test_pipeline_runs_in_a_thread_and_stops(clip):

@@ -76,6 +76,8 @@ class PipelineEvent:
             out["detail"] = self.watch.detail
         if self.watch.evidence:
             out["evidence"] = dict(self.watch.evidence)
+        if self.watch.seat:
+            out["seat"] = self.watch.seat  # the side the arm came from (seat zones): a hint
         rulings = [r for r in self.rulings if isinstance(r, dict) and r.get("kind", "ruling") == "ruling"]
         out["ruling"] = rulings[0] if rulings else None
         others = [r for r in self.rulings if not (isinstance(r, dict) and r.get("kind", "ruling") == "ruling")]
