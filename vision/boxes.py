@@ -28,3 +28,16 @@ def iou(a, b) -> float:
     inter = overlap(a, b)
     union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
     return inter / union if union > 0 else 0.0
+
+
+def zone(values, what: str = "zone") -> tuple[float, float, float, float]:
+    """Four fractions of a frame (x0, y0, x1, y1), checked: the pot zone, a player's side of the
+    table. One check for the watcher, the set-up page and `masta watch`; the ValueError says what
+    was wrong."""
+    try:
+        x0, y0, x1, y1 = (float(v) for v in values)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be four numbers [x0, y0, x1, y1] between 0 and 1") from None
+    if not (0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1):
+        raise ValueError(f"{what} must satisfy 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1 (fractions of the frame)")
+    return x0, y0, x1, y1

@@ -264,15 +264,19 @@ class Pipeline:
             return self._latest
 
     def snapshot_jpeg(self, quality: int = 80, max_width: int = 960) -> bytes | None:
-        """The latest frame with the pot zone and the last settled cards drawn, as JPEG, at
-        most `max_width` wide: every phone at the table pulls it (a 1280x720 camera frame
-        would be twice the bytes); evidence frames keep the camera's full size."""
+        """The latest frame with the pot zone and the last settled cards drawn (`phone_jpeg`)."""
         image = self.latest_frame()
         if image is None:
             return None
-        drawn = self.watcher.draw(image, self.watcher.state)
-        if drawn.shape[1] > max_width:
-            drawn = cv2.resize(drawn, (max_width, round(drawn.shape[0] * max_width / drawn.shape[1])),
-                               interpolation=cv2.INTER_AREA)
-        ok, buf = cv2.imencode(".jpg", drawn, [cv2.IMWRITE_JPEG_QUALITY, quality])
-        return buf.tobytes() if ok else None
+        return phone_jpeg(self.watcher.draw(image, self.watcher.state), quality, max_width)
+
+
+def phone_jpeg(image: np.ndarray, quality: int = 80, max_width: int = 960) -> bytes | None:
+    """A camera frame as JPEG for the live view, at most `max_width` wide: every phone at the
+    table pulls it (a 1280x720 camera frame would be twice the bytes); evidence frames keep
+    the camera's full size."""
+    if image.shape[1] > max_width:
+        image = cv2.resize(image, (max_width, round(image.shape[0] * max_width / image.shape[1])),
+                           interpolation=cv2.INTER_AREA)
+    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return buf.tobytes() if ok else None

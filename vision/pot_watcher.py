@@ -51,6 +51,7 @@ import numpy as np
 
 from referee.cards import rank_of
 from vision.boxes import area as _area, centre as _centre, iou as _iou, overlap as _overlap, side as _side
+from vision.boxes import zone as check_zone
 
 
 class DetectionLike(Protocol):
@@ -523,7 +524,8 @@ class PotWatcher:
         self.cfg = config or WatcherConfig()
         self._lock = threading.Lock()
         #: optional seat zones (name -> fractions): the side a play came from, as a hint
-        self.seats: dict[str, Zone] = dict(seats or {})
+        self.seats: dict[str, Zone] = {}
+        self.set_seats(seats or {})
         self._seat_motion: Counter[str] = Counter()
         self._zone: Zone = tuple(zone) if zone else DEFAULT_ZONE  # type: ignore[assignment]
         self.zone_locked = zone is not None
@@ -584,12 +586,15 @@ class PotWatcher:
             with self._lock:
                 self.zone_locked = False
             return
-        x0, y0, x1, y1 = (float(v) for v in zone)
-        if not (0.0 <= x0 < x1 <= 1.0 and 0.0 <= y0 < y1 <= 1.0):
-            raise ValueError(f"pot zone {zone} must be x0 < x1 and y0 < y1, fractions of the frame in [0, 1]")
+        checked = check_zone(zone, f"pot zone {zone}")
         with self._lock:
-            self._zone = (x0, y0, x1, y1)
+            self._zone = checked
             self.zone_locked = True
+
+    def set_seats(self, seats: dict[str, Zone]) -> None:
+        """Each player's side of the table (fractions), checked; `{}`: none. May be called from
+        another thread (the web page): the whole mapping is replaced at once."""
+        self.seats = {name: check_zone(z, f"{name}'s side") for name, z in seats.items()}
 
     def zone_pixels(self, shape) -> tuple[int, int, int, int]:
         h, w = shape[:2]

@@ -137,13 +137,12 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 
 def _fractions(text: str, what: str) -> tuple[float, float, float, float]:
-    try:
-        x0, y0, x1, y1 = (float(v) for v in text.split(","))
-    except ValueError:
-        raise ValueError(f"{what} takes x0,y0,x1,y1 fractions of the frame, got {text!r}") from None
-    if not (0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1):
-        raise ValueError(f"{what} {text!r}: need 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1")
-    return x0, y0, x1, y1
+    """`x0,y0,x1,y1` as typed, checked as every zone is (`vision.boxes.zone`)."""
+    from vision.boxes import zone as check_zone
+    parts = text.split(",")
+    if len(parts) != 4:
+        raise ValueError(f"{what} takes x0,y0,x1,y1 fractions of the frame, got {text!r}")
+    return check_zone(parts, f"{what} {text!r}")
 
 
 def _seats(given: list[str], players: list[str]) -> dict[str, tuple[float, float, float, float]]:

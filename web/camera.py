@@ -214,7 +214,7 @@ class CameraRunner:
     def set_seats(self, seats: dict[str, tuple[float, float, float, float]]) -> None:
         self.seats = dict(seats)
         if self.pipe is not None:
-            self.pipe.watcher.seats = dict(seats)
+            self.pipe.watcher.set_seats(seats)
 
     def stop(self) -> None:
         self._stop.set()

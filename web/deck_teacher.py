@@ -51,18 +51,11 @@ HINT_AFTER = 2
 HINT_ANY = 3
 
 
-def teach_hint(app, misreads: list[dict]) -> str | None:
+def teach_hint(app) -> str | None:
     """A line for the rulings page when teaching the deck would pay, while the camera reads
-    with no taught deck."""
+    with no taught deck (none without a camera to teach)."""
     teacher = app.extensions.get("masta.teacher")
-    if teacher is None or teacher._deck() is not None or teacher.status != "idle":
-        return None
-    if not misreads or (misreads[0]["times"] < HINT_AFTER and sum(m["times"] for m in misreads) < HINT_ANY):
-        return None
-    words = ", ".join(f"{m['was']} as {m['read']}" + (f" {m['times']} times" if m["times"] > 1 else "")
-                      for m in misreads[:3])
-    return (f"The camera read {words} this evening: your deck's design is new to it. "
-            f"Teach it your deck (about a minute) and it reads them right from then on.")
+    return teacher.hint() if teacher is not None else None
 
 
 class DeckTeacher:
@@ -95,6 +88,18 @@ class DeckTeacher:
                     "deck": self.store.get_setting(SETTING), "camera": self.runner.source,
                     "reads_with": getattr(self._deck(), "name", None),
                     "misreads": self.app.extensions["masta.table"].misreads()}
+
+    def hint(self) -> str | None:
+        """`teach_hint`: the table's misreads are looked at only while teaching could help."""
+        if self._deck() is not None or self.status != "idle":
+            return None
+        misreads = self.app.extensions["masta.table"].misreads()
+        if not misreads or (misreads[0]["times"] < HINT_AFTER and sum(m["times"] for m in misreads) < HINT_ANY):
+            return None
+        words = ", ".join(f"{m['was']} as {m['read']}" + (f" {m['times']} times" if m["times"] > 1 else "")
+                          for m in misreads[:3])
+        return (f"The camera read {words} this evening: your deck's design is new to it. "
+                f"Teach it your deck (about a minute) and it reads them right from then on.")
 
     def _publish(self) -> None:
         self.broadcaster.publish("teach", self.state())
@@ -203,17 +208,18 @@ class DeckTeacher:
             classifier.deck = memory
 
     def _frames(self, src, stop: threading.Event):
-        """The camera's frames until Done, shown on the page as they come."""
-        import cv2
+        """The camera's frames until Done, shown on the page as they come (as the live view
+        shows them, `vision.pipeline.phone_jpeg`)."""
+        from vision.pipeline import phone_jpeg
 
         last = 0.0
         for fr in src.frames(stop):
             now = time.monotonic()
             if now - last >= 1.0 / SNAPSHOT_FPS:
                 last = now
-                ok, jpeg = cv2.imencode(".jpg", fr.image, [cv2.IMWRITE_JPEG_QUALITY, 75])
-                if ok:
-                    self.runner.frames.publish(jpeg.tobytes())
+                jpeg = phone_jpeg(fr.image)
+                if jpeg:
+                    self.runner.frames.publish(jpeg)
             yield fr
             if stop.is_set():
                 return

@@ -29,7 +29,7 @@ def page():
 def data():
     from ..deck_teacher import teach_hint
     return jsonify({"entries": table().entries(), "view": table().view(),
-                    "teach_hint": teach_hint(current_app, table().misreads())})
+                    "teach_hint": teach_hint(current_app)})
 
 
 @bp.post("/rulings/api/corrections")

@@ -145,14 +145,12 @@ def seat_zones():
 
 
 def _zone(zone, what: str) -> list[float]:
-    """Four fractions of the frame [x0, y0, x1, y1], or a clear refusal."""
+    """Four fractions of the frame [x0, y0, x1, y1] (`vision.boxes.zone`), or a clear refusal."""
+    from vision.boxes import zone as check_zone
     try:
-        x0, y0, x1, y1 = (float(v) for v in zone)
-    except (TypeError, ValueError):
-        raise ApiError(400, f"{what} must be four numbers [x0, y0, x1, y1] between 0 and 1") from None
-    if not (0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1):
-        raise ApiError(400, f"{what} must satisfy 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1 (draw a box on the snapshot)")
-    return [round(v, 4) for v in (x0, y0, x1, y1)]
+        return [round(v, 4) for v in check_zone(zone, what)]
+    except ValueError as exc:
+        raise ApiError(400, f"{exc}: draw a box on the snapshot") from None
 
 
 @bp.post("/api/evening")
