@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from datasets import faces as faces_mod
-from vision.train_mix import (lr_at, load_sources, onnx_state_dict, pack_crops, prepare, soup, train_mix,
-                              unpack_crops)
+from vision.train_mix import (classifier_weights, lr_at, load_sources, onnx_state_dict, pack_crops, prepare,
+                              soup, train_mix, unpack_crops)
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMITTED = ROOT / "models" / "float" / "card_index_classifier.onnx"
@@ -196,3 +196,31 @@ def test_a_malformed_share_list_is_refused_with_an_example():
                           "--minutes", "1", "--shares", "synth0.4"], cwd=ROOT, capture_output=True, text=True,
                          timeout=120)
     assert run.returncode == 2 and "synth=0.4,real=0.25" in run.stderr
+
+
+def test_a_checkpoint_that_began_as_the_onnx_export_goes_on_with_its_norms_frozen(tmp_path):
+    """A fine-tune or a soup of the ONNX export, saved as `.pt` and trained again: its batch
+    norms are the export's folded statistics, and training them on batch statistics would
+    undo the convolutions' folding (5 Dec: a soup restarted so read the real crops 0.57)."""
+    import torch
+
+    from vision.classifier import build_model
+
+    x, y = _crops(200, 6)
+    np.savez(tmp_path / "crops-synth.npz", x=x, y=y, xv=x[:40], yv=y[:40])
+    sources = load_sources(tmp_path, {"synth": 1})
+    soup(COMMITTED, COMMITTED, 0.5, tmp_path / "soup.pt")
+    state, frozen = classifier_weights(tmp_path / "soup.pt")
+    assert frozen
+    again = tmp_path / "again.pt"
+    train_mix(sources, again, minutes=0.1, lr=1e-3, init=tmp_path / "soup.pt", batch=32, workers=0,
+              eval_every=5, log=lambda m: None)
+    st = torch.load(again, map_location="cpu", weights_only=False)["model"]
+    assert torch.allclose(st["4.running_mean"], torch.zeros_like(st["4.running_mean"]))
+    assert classifier_weights(again)[1]  # and so on, run after run
+    # a network trained from nothing has norms of its own: they train
+    net = build_model()
+    net.train()
+    net(torch.rand(8, 3, 64, 64))
+    torch.save({"model": net.state_dict()}, tmp_path / "scratch.pt")
+    assert not classifier_weights(tmp_path / "scratch.pt")[1]

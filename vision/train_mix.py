@@ -118,7 +118,23 @@ def classifier_weights(path: Path) -> tuple[dict, bool]:
     path = Path(path)
     if path.suffix == ".onnx":
         return onnx_state_dict(path), True
-    return torch.load(path, map_location="cpu", weights_only=False)["model"], False
+    state = torch.load(path, map_location="cpu", weights_only=False)["model"]
+    return state, folded_norms(state)
+
+
+def folded_norms(state: dict) -> bool:
+    """Whether every batch norm of `state` keeps the statistics `onnx_state_dict` gives it (mean
+    0, variance 1 - eps, never updated): weights that began as an ONNX export (a fine-tune of
+    it saved as `.pt`, a soup) must keep those norms frozen, or the first training batches
+    overwrite the statistics the convolutions were folded with (their scales and shifts train)."""
+    means = [k for k in state if k.endswith(".running_mean")]
+    if not means:
+        return False
+    for k in means:
+        p = k[:-len("running_mean")]
+        if state[k].abs().max() > 0 or (state[p + "running_var"] - 1).abs().max() > 1e-3:
+            return False
+    return True
 
 
 def freeze_norms(model) -> None:
