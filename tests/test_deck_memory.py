@@ -108,23 +108,52 @@ def test_a_deck_memory_survives_a_save_and_a_load(tmp_path):
     ("wrong-card", "unknown cards"),
     ("empty", "no usable crops"),
     ("format", "format 9"),
+    ("before-5-dec", "earlier masta's card classifier"),
 ])
 def test_a_bad_deck_memory_file_says_what_to_do(tmp_path, content, says):
     path = tmp_path / "deck.npz"
     if isinstance(content, bytes):
         path.write_bytes(content)
     elif content == "wrong-card":
-        np.savez(path, format=np.array(1), cards=np.array(["ZZ"]), feats=np.ones((1, 4), np.float32),
-                 name=np.array("x"))
+        np.savez(path, format=np.array(2), cards=np.array(["ZZ"]), feats=np.ones((1, 4), np.float32),
+                 name=np.array("x"), classifier=np.array("abc"))
     elif content == "format":
         np.savez(path, format=np.array(9), cards=np.array(["AS"]), feats=np.ones((1, 4), np.float32),
                  name=np.array("x"))
-    elif content == "empty":
-        np.savez(path, format=np.array(1), cards=np.array([], str), feats=np.ones((0, 4), np.float32),
+    elif content == "before-5-dec":  # a deck taught before files named their classifier
+        np.savez(path, format=np.array(1), cards=np.array(["AS"]), feats=np.ones((1, 4), np.float32),
                  name=np.array("x"))
+    elif content == "empty":
+        np.savez(path, format=np.array(2), cards=np.array([], str), feats=np.ones((0, 4), np.float32),
+                 name=np.array("x"), classifier=np.array("abc"))
     with pytest.raises(DeckMemoryError) as err:
         DeckMemory.load(path)
     assert says in str(err.value) and "learn-deck" in str(err.value)
+
+
+def test_a_deck_is_read_only_by_the_classifier_it_was_taught_with(tmp_path):
+    """A taught deck holds what one classifier's last layer saw: another classifier (masta's
+    models changed) must refuse it and say to teach again, not read with features of another
+    network. A memory never used yet takes the first classifier it is given."""
+    from vision.classifier import IndexClassifier, model_fingerprint
+
+    cls_path = CLASSIFIER
+    d = np.eye(4, dtype=np.float32)
+    mem = _memory({"AS": d[0], "QS": d[2]})
+    assert mem.classifier == ""
+    classifier = IndexClassifier(str(cls_path), deck=mem)
+    assert mem.classifier == classifier.fingerprint == model_fingerprint(cls_path)
+    back = DeckMemory.load(mem.save(tmp_path / "deck.npz"))
+    assert back.classifier == classifier.fingerprint
+    classifier.deck = back  # the same classifier: read with it
+    assert classifier.deck is back
+    other = DeckMemory.load(mem.save(tmp_path / "deck.npz"))
+    other.classifier = "0123456789abcdef"  # taught with another model
+    with pytest.raises(DeckMemoryError, match="taught with another card classifier .* teach the deck again"):
+        classifier.deck = other
+    assert classifier.deck is back  # the refused deck changed nothing
+    with pytest.raises(DeckMemoryError, match="another card classifier"):
+        IndexClassifier(str(cls_path), deck=other)
 
 
 def test_turned_crops_cut_every_angle_and_size():

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from helpers_video import render_teaching_video
+from helpers_video import plain_video, render_teaching_video
 from test_browser_web import CHROMIUM, TOKEN, browser  # noqa: F401 (a fixture)
 from test_web import OP, make_app, post, setup_game
 from vision.detector import DEFAULT_DETECTOR
@@ -173,6 +173,32 @@ def test_a_saved_deck_that_cannot_be_read_is_said_and_not_used(tmp_path):
     deck_path(app).write_bytes(b"not a deck")
     memory, problem = saved_deck(app)
     assert memory is None and "cannot be read" in problem and "teach it again on /teach/" in problem
+
+
+@needs_model
+def test_a_saved_deck_taught_with_another_classifier_is_said_and_the_camera_reads_without_it(tmp_path):
+    """The models changed since the deck was taught on /teach/: its features are another
+    network's. The server says so and watches with its model alone, rather than not at all."""
+    import numpy as np
+
+    from vision.deck_memory import DeckMemory
+    from web.commands import _camera
+
+    app = make_app(tmp_path)
+    old = DeckMemory(np.array(["AS", "QS"]), np.eye(2, 4, dtype=np.float32), "our deck", "0123456789abcdef")
+    old.save(deck_path(app))
+    app.extensions["masta.store"].set_setting(SETTING, {"cards": ["AS", "QS"], "of": 26, "t": 0, "file": "deck.npz"})
+    memory, problem = saved_deck(app)
+    assert problem is None and memory.classifier == "0123456789abcdef"
+    video = plain_video(tmp_path / "table.avi")
+    said = _camera(app, str(video), memory)
+    runner = app.extensions["masta.camera"]
+    try:
+        assert "taught with another card classifier" in said[0] and "teach it again on /teach/" in said[0]
+        assert said[-1].startswith(f"watching {video}") and "taught deck" not in said[-1]
+        assert runner.detector.classifier.deck is None
+    finally:
+        runner.stop()
 
 
 @needs_model

@@ -167,6 +167,27 @@ def test_video_windows_are_labelled_with_the_indices_inside_them(tmp_path):
     assert labelled > 0
 
 
+def test_camera_crops_are_cut_around_the_detectors_own_boxes_and_labelled_by_the_truth(tmp_path):
+    """`camera_crops`: the committed detector, run on a region around the pot as the table camera
+    runs it, cut at its own boxes; a box on an index takes that index's card, and the committed
+    classifier (which reads training-style videos' indices at 0.99) agrees with most labels."""
+    from vision.classifier import CLASSES, NONE_ID, IndexClassifier
+    from vision.train import TrainPlan, camera_crops, render_training_videos
+
+    plan = TrainPlan(data=tmp_path / "data", video_count=1, video_actions=4, video_size=(1280, 720))
+    folder = render_training_videos(plan)
+    cut = camera_crops(folder, seed=1, every=10)
+    assert len(cut) == 1
+    x, y = next(iter(cut.values()))
+    assert x.shape[1:] == (80, 80, 3) and len(x) == len(y) > 20
+    cards = y != NONE_ID
+    assert cards.sum() > 10
+    cls = IndexClassifier(str(ROOT / "models" / "card_index_classifier.onnx"))
+    centre = [c[8:72, 8:72] for c in x[cards]]  # the 64 px crop inside the stored 80 px one
+    read = np.array([CLASSES.index(r[0]) for r in cls.classify(centre)])
+    assert (read == y[cards]).mean() > 0.8
+
+
 @pytest.mark.slow
 def test_exporting_the_detector_leaves_the_onnx_beside_its_weights_alone(tmp_path, monkeypatch):
     """Exporting `models/card_index_detector.pt` must not overwrite the int8 detector beside it."""

@@ -43,6 +43,15 @@ def crop_index(image: np.ndarray, box, size: int = CROP, margin: float = CROP_MA
     return cv2.warpAffine(image, m, (size, size), flags=interp, borderMode=cv2.BORDER_REPLICATE)
 
 
+def model_fingerprint(path) -> str:
+    """A short digest of a model file. A taught deck (`vision.deck_memory`) holds what one
+    classifier's last layer saw; read with another classifier, those features mean nothing."""
+    import hashlib
+
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()[:16]
+
+
 def to_nchw(images: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """BGR uint8 N x h x w x 3 -> float32 N x 3 x h x w RGB in [0, 1], written once, into
     `out` when given (both models' input; a buffer reused from frame to frame saves a new
@@ -101,6 +110,8 @@ class IndexClassifier:
 
         # with a taught deck (`vision.deck_memory`), the graph also gives what its last layer
         # reads, and each crop's probabilities are weighed by how close it looks to the deck
+        self.fingerprint = model_fingerprint(onnx_path)
+        self._deck = None
         self.deck = deck
         self.with_features = features or deck is not None
         if self.with_features:
@@ -113,6 +124,18 @@ class IndexClassifier:
         self.shape = shape
         self._batch = np.empty((MAX_BATCH, 3, *shape), np.float32)  # reused run to run
         self._lock = threading.Lock()
+
+    @property
+    def deck(self):
+        """The taught deck this classifier reads with (None: its own reads alone)."""
+        return self._deck
+
+    @deck.setter
+    def deck(self, memory) -> None:
+        # a deck taught with another classifier is refused (`DeckMemory.check_classifier`)
+        if memory is not None:
+            memory.check_classifier(self.fingerprint)
+        self._deck = memory
 
     def classify(self, crops: list[np.ndarray]) -> list[tuple[str, float, np.ndarray]]:
         if not crops:

@@ -56,7 +56,8 @@ K = 5
 TEMPERATURE = 0.02
 #: a crop whose closest taught crops are less alike than this is left to the classifier
 MIN_CLOSE = 0.9
-FORMAT = 1
+#: 2 (5 Dec): the file names the classifier it was taught with (`vision.classifier.model_fingerprint`)
+FORMAT = 2
 
 def _slot(card: str) -> int:
     """A card's rank's place in RANKS_ORDER (-1: `none`, the joker: never taught)."""
@@ -87,6 +88,7 @@ class DeckMemory:
     cards: np.ndarray            # (N,) card ids
     feats: np.ndarray            # (N, D) float32, unit length
     name: str = ""               # what deck, for the operator
+    classifier: str = ""         # the classifier its features were read with ("": not yet used)
     k: int = K
     temperature: float = TEMPERATURE
     min_close: float = MIN_CLOSE
@@ -132,6 +134,18 @@ class DeckMemory:
         s = out.sum(1, keepdims=True)
         return np.where(s > 0, out / np.maximum(s, 1e-12), probs)
 
+    def check_classifier(self, fingerprint: str) -> None:
+        """Refuse to be read by another classifier than the one this deck was taught with: its
+        features would be compared with another network's (the models change with masta). A
+        memory never read yet (`empty`, filled from answers) takes this one's."""
+        if not self.classifier:
+            self.classifier = fingerprint
+        elif self.classifier != fingerprint:
+            raise DeckMemoryError(
+                f"the taught deck{f' {self.name!r}' if self.name else ''} was taught with another card "
+                f"classifier ({self.classifier}) than the one reading now ({fingerprint}): the models "
+                f"changed since; teach the deck again (`masta learn-deck`, or the Teach page)")
+
     @classmethod
     def empty(cls, name: str = "") -> "DeckMemory":
         """A memory with nothing taught yet (it weighs nothing until `add` gives it ranks)."""
@@ -153,7 +167,7 @@ class DeckMemory:
         path.parent.mkdir(parents=True, exist_ok=True)
         buf = io.BytesIO()
         np.savez_compressed(buf, format=np.array(FORMAT), cards=self.cards, feats=self.feats,
-                            name=np.array(self.name))
+                            name=np.array(self.name), classifier=np.array(self.classifier))
         path.write_bytes(buf.getvalue())
         return path
 
@@ -167,9 +181,13 @@ class DeckMemory:
             with np.load(path, allow_pickle=False) as z:
                 fmt = int(z["format"])
                 cards, feats, name = z["cards"].astype(str), z["feats"].astype(np.float32), str(z["name"])
+                classifier = str(z["classifier"]) if "classifier" in z.files else ""
         except Exception as exc:  # not a zip, missing arrays, a truncated file
             raise DeckMemoryError(f"deck memory {path} is unreadable ({exc.__class__.__name__}: {exc}); "
                                   f"teach the deck again with `masta learn-deck`") from None
+        if fmt == 1:  # before 5 Dec: taught with the classifier masta had then, which it no longer has
+            raise DeckMemoryError(f"deck memory {path} was taught with an earlier masta's card classifier "
+                                  f"(the models changed on 5 Dec): teach the deck again with `masta learn-deck`")
         if fmt != FORMAT:
             raise DeckMemoryError(f"deck memory {path} has format {fmt}, this masta reads {FORMAT}: "
                                   f"teach the deck again with `masta learn-deck`")
@@ -180,7 +198,7 @@ class DeckMemory:
         if unknown:
             raise DeckMemoryError(f"deck memory {path} names unknown cards {unknown}; teach the deck "
                                   f"again with `masta learn-deck`")
-        return cls(cards, feats, name)
+        return cls(cards, feats, name, classifier)
 
 
 def features_graph(onnx_path: str | Path) -> bytes:
@@ -422,4 +440,5 @@ def learn_deck(frames: Iterable, detector, order: Iterable[str] = DECK_ORDER, na
         return LearnReport(None, taught, problems + ["no card index was seen: is the pot in view?"])
     feats = detector.classifier.features(crops)  # run in the classifier's own batches
     feats /= np.linalg.norm(feats, axis=1, keepdims=True) + 1e-9
-    return LearnReport(DeckMemory(np.array(labels), feats, name), taught, problems)
+    return LearnReport(DeckMemory(np.array(labels), feats, name, getattr(detector.classifier, "fingerprint", "")),
+                       taught, problems)

@@ -326,28 +326,66 @@ def detector_crops(folder: Path, seed: int, detector_pt: Path, imgsz: tuple[int,
         xs, ys = [], []
         for img, idx in _sampled_frames(folder / f"{stem}.mp4", recs, every, 1):
             res = model.predict(img, imgsz=list(imgsz), conf=0.1, iou=0.5, verbose=False, device=_device())[0]
-            truth = np.array([r[1:5] for r in idx], np.float32)
-            tc = (truth[:, :2] + truth[:, 2:]) / 2
-            tsize = np.maximum(truth[:, 2] - truth[:, 0], truth[:, 3] - truth[:, 1])
-            cards, negs = [], []
-            for b in res.boxes.xyxy.cpu().numpy():
-                c = (b[:2] + b[2:]) / 2
-                d = np.hypot(*(tc - c).T)
-                k = int(np.argmin(d))
-                if d[k] <= 0.5 * tsize[k]:
-                    if idx[k][5] >= min_vis:
-                        cards.append((b, CLASSES.index(idx[k][0])))
-                elif not np.any(d <= 1.5 * tsize):  # near an index but not on it: ambiguous
-                    negs.append(b)
-            for k in rng.permutation(len(cards))[:per_frame]:
-                xs.append(crop_index(img, cards[k][0], size=80, margin=CROP_MARGIN_STORE))
-                ys.append(cards[k][1])
-            for k in rng.permutation(len(negs))[:neg_per_frame]:
-                xs.append(crop_index(img, negs[k], size=80, margin=CROP_MARGIN_STORE))
-                ys.append(NONE_ID)
+            _cut_matched(img, res.boxes.xyxy.cpu().numpy(), idx, min_vis, rng, per_frame, neg_per_frame, xs, ys)
         if xs:
             out[stem] = (np.stack(xs), np.array(ys, np.int64))
             _say(f"detector crops of {stem}: {len(xs)} ({int(np.sum(np.array(ys) == NONE_ID))} none)")
+    return out
+
+
+def _cut_matched(img: np.ndarray, boxes: np.ndarray, idx: list, min_vis: float, rng: np.random.Generator,
+                 per_frame: int, neg_per_frame: int, xs: list, ys: list, neg_ok: np.ndarray | None = None) -> None:
+    """Crops of up to `per_frame` of `boxes` lying on an index of the truth `idx` (its card) and
+    `neg_per_frame` lying on none (`none`; only boxes where `neg_ok`, when given), appended to
+    xs, ys; a box near an index but not on it is ambiguous and skipped, as is one on an index
+    less than `min_vis` in view."""
+    truth = np.array([r[1:5] for r in idx], np.float32)
+    tc = (truth[:, :2] + truth[:, 2:]) / 2
+    tsize = np.maximum(truth[:, 2] - truth[:, 0], truth[:, 3] - truth[:, 1])
+    cards, negs = [], []
+    for j, b in enumerate(boxes):
+        c = (b[:2] + b[2:]) / 2
+        d = np.hypot(*(tc - c).T)
+        k = int(np.argmin(d))
+        if d[k] <= 0.5 * tsize[k]:
+            if idx[k][5] >= min_vis:
+                cards.append((b, CLASSES.index(idx[k][0])))
+        elif not np.any(d <= 1.5 * tsize) and (neg_ok is None or neg_ok[j]):  # near an index: ambiguous
+            negs.append(b)
+    for k in rng.permutation(len(cards))[:per_frame]:
+        xs.append(crop_index(img, cards[k][0], size=80, margin=CROP_MARGIN_STORE))
+        ys.append(cards[k][1])
+    for k in rng.permutation(len(negs))[:neg_per_frame]:
+        xs.append(crop_index(img, negs[k], size=80, margin=CROP_MARGIN_STORE))
+        ys.append(NONE_ID)
+
+
+def camera_crops(folder: Path, seed: int, detector: Path | None = None, every: int = 8, per_frame: int = 6,
+                 neg_per_frame: int = 4, min_vis: float = 0.6, min_score: float = 0.1,
+                 stems: list[str] | None = None) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """`detector_crops` as the table camera cuts them: the exported detector (ONNX, the
+    committed one by default) on a 512x384 region around the pot at the frame's own scale
+    (`CardDetector.find_indices` with a region, as `masta watch` reads a 1280x720 camera), and
+    once more on a region shifted at random, so that seats' cards and hands come in too. Boxes
+    on no index scored at least `min_score` are the `none` crops; boxes on an index count from
+    the camera's own floor (`CAMERA["det_conf"]`), faint ones included, as it reads them."""
+    from vision.detector import CAMERA, CardDetector
+
+    det = CardDetector(detector, det_conf=CAMERA["det_conf"], use_face=False)
+    rng = np.random.default_rng(seed)
+    out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for stem, recs in _indexed_videos(folder, stems):
+        meta = json.loads((folder / f"{stem}.truth.jsonl").read_text().splitlines()[0])
+        px, py = meta.get("pot_center") or (meta["size"][0] / 2, meta["size"][1] / 2)
+        xs: list[np.ndarray] = []
+        ys: list[int] = []
+        for img, idx in _sampled_frames(folder / f"{stem}.mp4", recs, every, 1):
+            for dx, dy in ((0.0, 0.0), (rng.uniform(-150, 150), rng.uniform(-100, 100))):
+                boxes, scores = det.find_indices(img, (px + dx - 256, py + dy - 192, px + dx + 256, py + dy + 192))
+                _cut_matched(img, boxes, idx, min_vis, rng, per_frame, neg_per_frame, xs, ys, scores >= min_score)
+        if xs:
+            out[stem] = (np.stack(xs), np.array(ys, np.int64))
+            _say(f"camera crops of {stem}: {len(xs)} ({int(np.sum(np.array(ys) == NONE_ID))} none)")
     return out
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.classifier import NONE_ID
 from vision.train import _augment, _centre, evaluate_classifier
 
 
@@ -324,9 +325,11 @@ def _video_job(args: tuple) -> tuple[str, np.ndarray, np.ndarray] | None:
 
 def prepare(work: Path, styles: list[str], synth_count: int, video_count: int,
             video_size: tuple[int, int] = (1280, 720), video_actions: int = 40,
-            workers: int = 16, seed: int = 3, log=print) -> None:
+            workers: int = 16, seed: int = 3, camera: bool = False, log=print) -> None:
     """Synthetic pots and training-style table videos drawn here, in `styles` only, cut into
-    `crops-synth.npz` and `crops-video.npz` (the last video validates)."""
+    `crops-synth.npz` and `crops-video.npz` (the last video validates); with `camera`, also
+    `crops-camera.npz`: the same videos cut around the committed detector's own boxes as the
+    table camera reads them (`vision.train.camera_crops`), its misplaced boxes as `none`."""
     from concurrent.futures import ProcessPoolExecutor
 
     import cv2
@@ -368,6 +371,18 @@ def prepare(work: Path, styles: list[str], synth_count: int, video_count: int,
         yv = cat(val, 2) if val else y[:0]
         np.savez(work / "crops-video.npz", x=x, y=y, xv=xv, yv=yv)
         log(f"prepare: {len(done)} videos at {w}x{h}, crops {len(x)} + {len(xv)} val, {time.time() - t0:.0f} s")
+        if camera:
+            from vision.train import camera_crops
+
+            cut = camera_crops(vids, seed + 8, stems=[d[0] for d in done])
+            parts = [cut[d[0]] for d in done if d[0] in cut]
+            if parts:
+                tr, va = (parts[:-1], parts[-1:]) if len(parts) > 1 else (parts, [])
+                cx, cy = np.concatenate([p[0] for p in tr]), np.concatenate([p[1] for p in tr])
+                np.savez(work / "crops-camera.npz", x=cx, y=cy,
+                         xv=va[0][0] if va else cx[:0], yv=va[0][1] if va else cy[:0])
+                log(f"prepare: camera crops {len(cx)} ({int((cy == NONE_ID).sum())} none) + "
+                    f"{len(va[0][1]) if va else 0} val, {time.time() - t0:.0f} s")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -391,6 +406,9 @@ def main(argv: list[str] | None = None) -> int:
     pr.add_argument("--workers", type=int, default=16, help="processes drawing at once (default 16)")
     pr.add_argument("--seed", type=int, default=3, help="random seed of the pots and videos")
     pr.add_argument("--real-packed", type=Path, help="a packed real crop file to unpack into the work folder")
+    pr.add_argument("--camera-crops", action="store_true",
+                    help="also cut the videos around the committed detector's own boxes, as the table "
+                         "camera reads them (crops-camera.npz: its boxes on no index are `none`)")
     sp = sub.add_parser("soup", help="two classifiers' weights averaged (and exported to ONNX)")
     sp.add_argument("a", type=Path, help="the first model (.pt or exported .onnx)")
     sp.add_argument("b", type=Path, help="the second model, of the same network")
@@ -405,7 +423,7 @@ def main(argv: list[str] | None = None) -> int:
     tr.add_argument("--lr", type=float, default=3e-3, help="peak rate (default 3e-3; 1e-3 from trained weights)")
     tr.add_argument("--batch", type=int, default=512, help="crops a step (default 512)")
     tr.add_argument("--workers", type=int, default=8, help="augmenting processes (default 8; one core each)")
-    tr.add_argument("--shares", default="synth=0.4,real=0.25,video=0.35",
+    tr.add_argument("--shares", default="synth=0.4,real=0.25,video=0.35",  # camera=...: crops-camera.npz
                     help="each source's share of a batch (a missing file is left out)")
     tr.add_argument("--lowres", type=float, default=0.3, help="share of crops seen shrunk to a 12-40 px index")
     tr.add_argument("--wide", type=float, default=0.0, help="share of crops cut from a loose, off-centre box")
@@ -429,7 +447,7 @@ def main(argv: list[str] | None = None) -> int:
             unpack_crops(a.real_packed, a.work / "crops-real.npz")
             say(f"real crops unpacked from {a.real_packed}")
         prepare(a.work, [s for s in a.styles.split(",") if s], a.synth_count, a.video_count, a.video_size,
-                a.video_actions, a.workers, a.seed, log=say)
+                a.video_actions, a.workers, a.seed, a.camera_crops, log=say)
     else:
         try:
             shares = {k.strip(): float(v) for k, v in (kv.split("=") for kv in a.shares.split(","))}

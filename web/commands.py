@@ -130,19 +130,34 @@ def _camera(app, source: str | None, deck=None, **kw) -> list[str]:
         return [f"no trained card detector in {ROOT / 'models'} (card_index_detector.onnx and "
                 f"card_index_classifier.onnx, from `masta train`): the camera is not watched; "
                 f"enter plays on the manual-entry page /manual/"]
+    from vision.deck_memory import DeckMemoryError
+    said: list[str] = []
     try:
-        detector = load_detector(model, deck)
+        try:
+            detector = load_detector(model, deck)
+        except DeckMemoryError:  # the deck taught on /teach/ was read by another classifier
+            said.append("the deck taught before was taught with another card classifier than this masta's "
+                        "(the models changed since): teach it again on /teach/; until then the camera reads "
+                        "with its model alone")
+            deck = None
+            detector = load_detector(model)
     except (ImportError, ValueError, OSError) as exc:  # includes FileNotFoundError
-        return [f"cannot load the card detector {model}: {exc}; enter plays on /manual/"]
+        return said + [f"cannot load the card detector {model}: {exc}; enter plays on /manual/"]
     attach_camera(app, detector, source, **kw)
-    return [f"watching {source} with {model.name}" + (f" and the taught deck {deck.name!r}" if deck else "")]
+    return said + [f"watching {source} with {model.name}" + (f" and the taught deck {deck.name!r}" if deck else "")]
 
 
 def serve(args) -> int:
     deck = None
-    if args.deck:  # a bad file is said before anything starts
+    if args.deck:  # a bad file, or one taught with another classifier, is said before anything starts
+        from vision.classifier import model_fingerprint
         from vision.deck_memory import DeckMemory
+
+        from .camera import find_model
         deck = DeckMemory.load(args.deck)
+        model = find_model()
+        if model is not None:
+            deck.check_classifier(model_fingerprint(model.with_name("card_index_classifier.onnx")))
     config = _config(args, source=args.source)
     app = _build(config)
     store = app.extensions["masta.store"]
