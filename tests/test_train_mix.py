@@ -140,6 +140,17 @@ def test_training_data_is_never_drawn_from_a_held_out_deck(tmp_path):
     assert not (tmp_path / "crops-synth.npz").exists()
 
 
+def test_prepare_with_camera_crops_writes_each_source_with_its_last_video_validating(tmp_path):
+    prepare(tmp_path, ["drawn-00", "drawn-01"], synth_count=4, video_count=2, video_actions=3,
+            workers=2, seed=1, camera=True, log=lambda m: None)
+    cam = np.load(tmp_path / "crops-camera.npz")
+    vid = np.load(tmp_path / "crops-video.npz")
+    assert cam["x"].shape[1:] == (80, 80, 3) and len(cam["x"]) == len(cam["y"]) > 0
+    assert len(cam["xv"]) > 0 and len(vid["xv"]) > 0  # the second video validates, in both files
+    assert set(np.unique(cam["y"])) <= set(range(54))
+    assert (tmp_path / "crops-synth.npz").exists()
+
+
 def test_cached_faces_are_read_back_as_drawn_without_their_source(tmp_path, monkeypatch):
     want = faces_mod.load_faces("drawn-00")
     faces_mod.save_faces(["drawn-00"], tmp_path)
