@@ -369,13 +369,14 @@ def camera_crops(folder: Path, seed: int, detector: Path | None = None, every: i
     once more on a region shifted at random, so that seats' cards and hands come in too. Boxes
     on no index scored at least `min_score` are the `none` crops; boxes on an index count from
     the camera's own floor (`CAMERA["det_conf"]`), faint ones included, as it reads them."""
+    from datasets.game_video import read_truth
     from vision.detector import CAMERA, CardDetector
 
     det = CardDetector(detector, det_conf=CAMERA["det_conf"], use_face=False)
     rng = np.random.default_rng(seed)
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for stem, recs in _indexed_videos(folder, stems):
-        meta = json.loads((folder / f"{stem}.truth.jsonl").read_text().splitlines()[0])
+        meta = read_truth(folder / f"{stem}.truth.jsonl").meta
         px, py = meta.get("pot_center") or (meta["size"][0] / 2, meta["size"][1] / 2)
         xs: list[np.ndarray] = []
         ys: list[int] = []

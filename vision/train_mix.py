@@ -364,12 +364,7 @@ def prepare(work: Path, styles: list[str], synth_count: int, video_count: int,
         done = [f.result() for f in futs]
     done = sorted(d for d in done if d is not None)
     if done:
-        train, val = (done[:-1], done[-1:]) if len(done) > 1 else (done, [])
-        cat = lambda parts, k: np.concatenate([p[k] for p in parts]) if parts else None  # noqa: E731
-        x, y = cat(train, 1), cat(train, 2)
-        xv = cat(val, 1) if val else x[:0]
-        yv = cat(val, 2) if val else y[:0]
-        np.savez(work / "crops-video.npz", x=x, y=y, xv=xv, yv=yv)
+        x, y, xv, _ = _save_last_validates(work / "crops-video.npz", [(d[1], d[2]) for d in done])
         log(f"prepare: {len(done)} videos at {w}x{h}, crops {len(x)} + {len(xv)} val, {time.time() - t0:.0f} s")
         if camera:
             from vision.train import camera_crops
@@ -377,12 +372,19 @@ def prepare(work: Path, styles: list[str], synth_count: int, video_count: int,
             cut = camera_crops(vids, seed + 8, stems=[d[0] for d in done])
             parts = [cut[d[0]] for d in done if d[0] in cut]
             if parts:
-                tr, va = (parts[:-1], parts[-1:]) if len(parts) > 1 else (parts, [])
-                cx, cy = np.concatenate([p[0] for p in tr]), np.concatenate([p[1] for p in tr])
-                np.savez(work / "crops-camera.npz", x=cx, y=cy,
-                         xv=va[0][0] if va else cx[:0], yv=va[0][1] if va else cy[:0])
+                cx, cy, _, cyv = _save_last_validates(work / "crops-camera.npz", parts)
                 log(f"prepare: camera crops {len(cx)} ({int((cy == NONE_ID).sum())} none) + "
-                    f"{len(va[0][1]) if va else 0} val, {time.time() - t0:.0f} s")
+                    f"{len(cyv)} val, {time.time() - t0:.0f} s")
+
+
+def _save_last_validates(path: Path, parts: list[tuple[np.ndarray, np.ndarray]]):
+    """One crop file from each video's (crops, labels), the last video held back to validate
+    (none when there is one video only); returns x, y, xv, yv."""
+    train, val = (parts[:-1], parts[-1:]) if len(parts) > 1 else (parts, [])
+    x, y = np.concatenate([p[0] for p in train]), np.concatenate([p[1] for p in train])
+    xv, yv = val[0] if val else (x[:0], y[:0])
+    np.savez(path, x=x, y=y, xv=xv, yv=yv)
+    return x, y, xv, yv
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -152,12 +152,13 @@ def serve(args) -> int:
     if args.deck:  # a bad file, or one taught with another classifier, is said before anything starts
         from vision.classifier import model_fingerprint
         from vision.deck_memory import DeckMemory
+        from vision.detector import CLASSIFIER_NAME
 
         from .camera import find_model
         deck = DeckMemory.load(args.deck)
         model = find_model()
         if model is not None:
-            deck.check_classifier(model_fingerprint(model.with_name("card_index_classifier.onnx")))
+            deck.check_classifier(model_fingerprint(model.with_name(CLASSIFIER_NAME)))
     config = _config(args, source=args.source)
     app = _build(config)
     store = app.extensions["masta.store"]
