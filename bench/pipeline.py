@@ -126,6 +126,18 @@ def ensure_teaching(folder: Path, faces: str, quiet: bool, size: tuple[int, int]
 _TAUGHT: dict[tuple[Path, str, str, str], object] = {}
 
 
+def deck_settings(text: str) -> tuple[int, float, float]:
+    """`--deck-settings K,T,MIN_CLOSE`, e.g. 10,0.04,0.7."""
+    try:
+        k, t, mc = text.split(",")
+        out = (int(k), float(t), float(mc))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give K,TEMPERATURE,MIN_CLOSE, e.g. 5,0.02,0.9") from None
+    if out[0] < 1 or out[1] <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: K is a count from 1, TEMPERATURE above 0")
+    return out
+
+
 def taught_deck(folder: Path, faces: str, args):
     """The deck memory learnt from the deck's teaching video, as `masta learn-deck` learns it."""
     from vision.deck_memory import learn_deck
@@ -142,6 +154,8 @@ def taught_deck(folder: Path, faces: str, args):
         boxes = sum(len(t.boxes) for t in report.taught)
         print(f"taught the {faces} deck: {len(report.taught)} cards, {boxes} index boxes, "
               f"{time.time() - t0:.1f} s{'; ' + '; '.join(report.problems) if report.problems else ''}", flush=True)
+        if args.deck_settings:  # another K, TEMPERATURE, MIN_CLOSE than the committed ones
+            report.memory.k, report.memory.temperature, report.memory.min_close = args.deck_settings
         _TAUGHT[key] = report.memory
     return _TAUGHT[key]
 
@@ -444,6 +458,9 @@ def main() -> int:
                     "rendered beside the games), and read its games with what was learnt")
     ap.add_argument("--teach-suits", default=TEACH_SUITS, help="with --teach: the suits shown, A to K of "
                     f"each (default {TEACH_SUITS}, as `masta learn-deck`; SHCD: the whole deck)")
+    ap.add_argument("--deck-settings", type=deck_settings, default=None, metavar="K,T,MIN_CLOSE",
+                    help="with --teach: the taught deck read with these settings instead of "
+                         "vision.deck_memory's K, TEMPERATURE and MIN_CLOSE (bench/deck_settings.py ranks them)")
     ap.add_argument("--unfit-weight", type=float, default=UNFIT_WEIGHT,
                     help=f"the legality prior: a new card of a rank that may not go on the pot counts this "
                          f"share of its votes (default {UNFIT_WEIGHT}; 1 turns the prior off)")
@@ -468,6 +485,8 @@ def main() -> int:
         deck_order(a.teach_suits)
     except DeckMemoryError as exc:
         ap.error(f"--teach-suits: {exc}")
+    if a.deck_settings and not a.teach:
+        ap.error("--deck-settings weighs a taught deck's reads: give --teach too")
     suffix = (f"-{a.faces}" if a.faces else "") + ("" if a.size == SIZE else f"-{a.size[0]}x{a.size[1]}")
     folder = Path(a.videos or f"data/bench-videos{suffix}")
     if a.video is not None:
