@@ -241,3 +241,15 @@ def test_the_answering_person_corrects_names_and_voids_the_checks_from_the_truth
     assert fixes == [("correct", 2, ["7H", "7S"]), ("correct", 4, ["9C"]), ("void", 7, None)]
     assert answer.answered == 3
     assert ref.view()["pot"] == ["7H", "7S", "9C", "JD", "QH"]
+
+
+def test_deck_settings_are_parsed_and_bad_ones_refused():
+    """bench/pipeline.py --deck-settings K,T,MIN_CLOSE: read as numbers; a missing or
+    impossible part is refused with what to give."""
+    import argparse
+
+    pipeline = _load_bench("pipeline")
+    assert pipeline.deck_settings("10,0.04,0.7") == (10, 0.04, 0.7)
+    for bad in ("5,0.02", "x,0.02,0.9", "0,0.02,0.9", "5,0,0.9"):
+        with pytest.raises(argparse.ArgumentTypeError, match="K"):
+            pipeline.deck_settings(bad)
