@@ -101,9 +101,12 @@ def main(argv: list[str] | None = None) -> int:
             out[faces] = (card / max(1, n), rank / max(1, n), kept / max(1, nn))
         return out
 
+    def mean_card(s: dict) -> float:
+        """The decks' mean share of crops read as the right card: what the settings are ranked by."""
+        return float(np.mean([v[0] for v in s.values()]))
+
     def line(label: str, s: dict) -> str:
-        mean = np.mean([v[0] for v in s.values()])
-        return f"{label:<28} mean card {mean:.4f}  " + "  ".join(
+        return f"{label:<28} mean card {mean_card(s):.4f}  " + "  ".join(
             f"{f}: card {v[0]:.4f} rank {v[1]:.4f} none {v[2]:.4f}" for f, v in s.items())
 
     n = {f: sum(int((y != NONE_ID).sum()) for s, (_, _, y) in reads.items() if decks[s] == f) for f in memories}
@@ -115,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
             mem.k, mem.temperature, mem.min_close = int(k), t, mc
         s = score(True)
         mark = " (committed)" if (int(k), t, mc) == (K, TEMPERATURE, MIN_CLOSE) else ""
-        rows.append((np.mean([v[0] for v in s.values()]), line(f"K={int(k)} T={t:g} MIN_CLOSE={mc:g}{mark}", s)))
+        rows.append((mean_card(s), line(f"K={int(k)} T={t:g} MIN_CLOSE={mc:g}{mark}", s)))
     for _, text in sorted(rows, reverse=True):
         print(text)
     return 0
