@@ -335,6 +335,43 @@ def test_classifier_reads_many_crops_in_bounded_batches_with_the_same_results():
     assert np.allclose([p for _, p, _ in together], [p for _, p, _ in one_by_one], atol=1e-4)
 
 
+def test_a_crop_read_at_its_quarter_turns_reads_alike_however_it_lies():
+    """A card lies at any angle on the pot: with `turns` 4 the classifier averages its reads of
+    the crop at every quarter turn, so the crop turned by a quarter reads the same, and the
+    average is that of the plain classifier's four reads. The table camera reads so."""
+    from vision.classifier import IndexClassifier
+
+    path = str(ROOT / "models" / "card_index_classifier.onnx")
+    plain, four = IndexClassifier(path, threads=1), IndexClassifier(path, threads=1, turns=4)
+    two = IndexClassifier(path, threads=1, turns=2)
+    rng = np.random.default_rng(5)
+    crops = [rng.integers(0, 255, (64, 64, 3), dtype=np.uint8) for _ in range(3)]
+    index = np.full((64, 64, 3), 235, np.uint8)  # a drawn index: a red Q over a heart-ish blot
+    cv2.putText(index, "Q", (18, 36), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (30, 30, 200), 3)
+    cv2.circle(index, (30, 50), 7, (30, 30, 200), -1)
+    crops.append(index)
+    p4, _ = four.probabilities(crops)
+    for k in (1, 2, 3):
+        turned, _ = four.probabilities([np.ascontiguousarray(np.rot90(c, k)) for c in crops])
+        assert np.allclose(turned, p4, atol=1e-5)
+    each = [plain.probabilities([np.ascontiguousarray(np.rot90(c, k)) for c in crops])[0] for k in range(4)]
+    assert np.allclose(p4, np.mean(each, axis=0), atol=1e-5)
+    assert np.allclose(two.probabilities(crops)[0], (each[0] + each[2]) / 2, atol=1e-5)
+    assert not np.allclose(p4, each[0], atol=1e-3)  # the turns do change the read
+    assert np.allclose(p4.sum(1), 1.0, atol=1e-4) and four.probabilities([])[0].shape == (0, len(p4[0]))
+    assert CardDetector(threads=1, **CAMERA).classifier.turns == 4
+
+
+def test_quarter_turns_are_refused_where_they_cannot_read_alike():
+    from vision.classifier import IndexClassifier
+
+    path = str(ROOT / "models" / "card_index_classifier.onnx")
+    with pytest.raises(ValueError, match="turns=3"):
+        IndexClassifier(path, turns=3)
+    with pytest.raises(ValueError, match="square"):
+        IndexClassifier(path, turns=4, shape=(64, 48))
+
+
 @needs_knoll
 def test_loose_index_boxes_are_read_again_cut_tighter():
     """The detector's boxes run loose on decks it never saw; an unsure read is retried on a
