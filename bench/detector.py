@@ -150,12 +150,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mate-near", type=float, default=MATE_NEAR, help="index sizes within which a "
                     "same-rank card read from a surer card's index is dropped (vision.detector."
                     "suit_mates; 0 = never)")
+    ap.add_argument("--turns", type=int, choices=(1, 2, 4), default=1, help="the still-photo settings: "
+                    "read each index crop also turned (2: upside down; 4: every quarter turn), the "
+                    "reads averaged, as the table camera reads (vision.detector.CAMERA, 4)")
     args = ap.parse_args(argv)
     steady_heap(trim_every=None)  # the heap as `masta` runs it
     det = CardDetector(args.model, threads=args.threads, use_face=not args.no_face, mate_near=args.mate_near,
-                       **({"box_scales": (1.0,)} if args.no_reread else {}))
+                       turns=args.turns, **({"box_scales": (1.0,)} if args.no_reread else {}))
     print(f"model: {args.model} (detector input {det.input_hw[1]}x{det.input_hw[0]}, "
-          f"min card confidence {det.conf}, suit mates within {det.mate_near} index sizes)")
+          f"min card confidence {det.conf}, suit mates within {det.mate_near} index sizes, "
+          f"each index read at {det.turns} turn{'s' if det.turns > 1 else ''})")
 
     if not args.speed_only:
         accuracy(det, args)

@@ -29,7 +29,7 @@ import numpy as np
 from referee.cards import rank_of
 from vision.boxes import centre as _centre, side as _side
 from vision.card_face import FACE_H, FACE_MODEL_NAME, FACE_W, candidate_pairs, centres, fuse, rectify
-from vision.classifier import CLASSES, NONE, NONE_ID, IndexClassifier, crop_index, session_options, to_nchw
+from vision.classifier import TURNS, CLASSES, NONE, NONE_ID, IndexClassifier, crop_index, session_options, to_nchw, turned
 from vision.int8_check import check_int8
 from vision.yolo_head import decode as decode_boxes
 from vision.yolo_head import split_head
@@ -59,10 +59,10 @@ MATE_NEAR = 1.0
 #: and on the 1280x720 benchmark's first four games the rule lost 5 of the pot's 790 cards
 #: found for 1 false card fewer (`bench/detector_errors.py --videos ... --count 4 --decks 0
 #: --mate-near 1`); the watcher's pooled reads already settle a box's suit.
-#: Each index crop read at its four quarter turns (`turns` 4), the reads averaged: on the
-#: dev renders (seeds 200-203) 534 of 567 plays right against 521, extra decisions 11 against 17,
-#: a frame's detection 3 times as slow (the classifier reads four crops for one), which the
-#: watcher's few reads afford (model card, "Every index read at four quarter turns").
+#: An index still unsure after the re-reads is read at its four quarter turns too (`turns` 4),
+#: the reads averaged: on the dev renders (seeds 200-203) 530 of 567 plays right against 521,
+#: at 32.9 ms a 640x480 frame against 23 (every crop turned, even the sure ones: 534 plays, but
+#: 63 ms, over issue #3's 40; model card, "An unsure index read at its four quarter turns").
 CAMERA: dict = {"conf": 0.35, "accept": 0.0, "det_conf": 0.05, "faint_min_side": 720, "mate_near": 0.0,
                 "turns": 4}
 
@@ -212,9 +212,12 @@ class CardDetector:
                          int(shp[3]) if isinstance(shp[3], int) else 512)
         # `deck`: a `vision.deck_memory.DeckMemory` taught at this table (`masta learn-deck`);
         # `features`: load the classifier with its features, for teaching one
-        # `turns`: each index crop also read turned, the reads averaged (`IndexClassifier`)
-        self.classifier = IndexClassifier(str(classifier_path), threads=threads, features=features, deck=deck,
-                                          turns=turns)
+        self.classifier = IndexClassifier(str(classifier_path), threads=threads, features=features, deck=deck)
+        # an index still read unsure after the re-reads is read again at `turns` quarter turns
+        # (1: never), the reads averaged (`read_boxes`)
+        if turns not in TURNS:
+            raise ValueError(f"turns={turns!r}: give 1, 2 or 4")
+        self.turns = turns
         # the card-face reader is optional: models exported before it read indices alone
         face_path = classifier_path.with_name(FACE_MODEL_NAME)
         self.face = (IndexClassifier(str(face_path), threads=threads, shape=(FACE_H, FACE_W))
@@ -338,12 +341,15 @@ class CardDetector:
         looser read may change the suit only: on small cards it also takes in the face and
         the neighbours (photographed-deck cards read as jokers). Figures: the model card,
         "Looser re-reads". With `scores`, boxes scored under `reread_from` are read once.
+        With `turns` 2 or 4, a box whose kept read is still under `sure` (of a card or of no
+        card) is read at its kept cut turned too, the reads averaged (`classifier.turned`).
         A taught deck (`deck`) weighs each box's kept read last: which cuts are read, and which
         read is kept, stay the classifier's own choice."""
         if not len(boxes):
             return []
         probs, feats = self.classifier.probabilities([crop_index(frame, b) for b in boxes])
         probs = list(probs)
+        kept = [1.0] * len(boxes)  # the cut of each box's kept read
         for sc in self.box_scales[1:]:  # one scale a round: a box read surely stops there
             again = [i for i, p in enumerate(probs) if _card_conf(p) < self.sure
                      and (scores is None or scores[i] >= self.reread_from)]
@@ -355,9 +361,18 @@ class CardDetector:
                 if sc > 1 and _rank(p) != _rank(probs[i]):
                     continue  # a looser cut is for the suit: it may take in a neighbour's rank
                 if _card_conf(p) > max(_card_conf(probs[i]), self.accept):
-                    probs[i] = p
+                    probs[i], kept[i] = p, sc
                     if feats is not None:
                         feats[i] = fs[k]
+        if self.turns > 1:
+            # still unsure (of a card, or of no card): the kept cut read at its other turns too
+            unsure = [i for i, p in enumerate(probs) if p.max() < self.sure]
+            if unsure:
+                cuts = [crop_index(frame, boxes[i], jitter=(0.0, 0.0, kept[i])) for i in unsure]
+                more, _ = self.classifier.probabilities(turned(cuts, self.turns)[len(cuts):])
+                more = more.reshape(self.turns - 1, len(cuts), -1).sum(0)
+                for k, i in enumerate(unsure):
+                    probs[i] = (probs[i] + more[k]) / self.turns
         deck = self.classifier.deck
         if deck is not None:
             probs = list(deck.fuse(np.array(probs), feats))
