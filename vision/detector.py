@@ -342,7 +342,8 @@ class CardDetector:
         the neighbours (photographed-deck cards read as jokers). Figures: the model card,
         "Looser re-reads". With `scores`, boxes scored under `reread_from` are read once.
         With `turns` 2 or 4, a box whose kept read is still under `sure` (of a card or of no
-        card) is read at its kept cut turned too, the reads averaged (`classifier.turned`).
+        card) is read at its kept cut turned too, the reads averaged (`classifier.turned`); a
+        looser kept cut's turned reads, as its first, may change the suit only.
         A taught deck (`deck`) weighs each box's kept read last: which cuts are read, and which
         read is kept, stay the classifier's own choice."""
         if not len(boxes):
@@ -372,7 +373,9 @@ class CardDetector:
                 more, _ = self.classifier.probabilities(turned(cuts, self.turns)[len(cuts):])
                 more = more.reshape(self.turns - 1, len(cuts), -1).sum(0)
                 for k, i in enumerate(unsure):
-                    probs[i] = (probs[i] + more[k]) / self.turns
+                    p = (probs[i] + more[k]) / self.turns
+                    if kept[i] <= 1 or _rank(p) == _rank(probs[i]):  # a looser cut: its suit only
+                        probs[i] = p
         deck = self.classifier.deck
         if deck is not None:
             probs = list(deck.fuse(np.array(probs), feats))
