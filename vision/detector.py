@@ -29,7 +29,7 @@ import numpy as np
 from referee.cards import rank_of
 from vision.boxes import centre as _centre, side as _side
 from vision.card_face import FACE_H, FACE_MODEL_NAME, FACE_W, candidate_pairs, centres, fuse, rectify
-from vision.classifier import TURNS, CLASSES, NONE, NONE_ID, IndexClassifier, crop_index, session_options, to_nchw, turned
+from vision.classifier import CLASSES, NONE, NONE_ID, TURNS, IndexClassifier, crop_index, session_options, to_nchw, turned
 from vision.int8_check import check_int8
 from vision.yolo_head import decode as decode_boxes
 from vision.yolo_head import split_head
@@ -342,8 +342,9 @@ class CardDetector:
         the neighbours (photographed-deck cards read as jokers). Figures: the model card,
         "Looser re-reads". With `scores`, boxes scored under `reread_from` are read once.
         With `turns` 2 or 4, a box whose kept read is still under `sure` (of a card or of no
-        card) is read at its kept cut turned too, the reads averaged (`classifier.turned`); a
-        looser kept cut's turned reads, as its first, may change the suit only.
+        card) is read at its kept cut turned too, the reads averaged (`classifier.turned`),
+        whatever rank they give: four looks at a looser cut are not one look at a neighbour
+        (held to its suit as the looser reads are, the benchmark read 985 plays against 990).
         A taught deck (`deck`) weighs each box's kept read last: which cuts are read, and which
         read is kept, stay the classifier's own choice."""
         if not len(boxes):
@@ -373,9 +374,7 @@ class CardDetector:
                 more, _ = self.classifier.probabilities(turned(cuts, self.turns)[len(cuts):])
                 more = more.reshape(self.turns - 1, len(cuts), -1).sum(0)
                 for k, i in enumerate(unsure):
-                    p = (probs[i] + more[k]) / self.turns
-                    if kept[i] <= 1 or _rank(p) == _rank(probs[i]):  # a looser cut: its suit only
-                        probs[i] = p
+                    probs[i] = (probs[i] + more[k]) / self.turns
         deck = self.classifier.deck
         if deck is not None:
             probs = list(deck.fuse(np.array(probs), feats))
