@@ -156,6 +156,41 @@ def test_camera_events_go_through_the_same_path(tmp_path):
     assert [o["cards"] for o in out if o["kind"] == "ruling"] == [["QS", "QH"]]
 
 
+def test_a_camera_play_after_a_wrong_game_end_is_kept_and_named_in_place(tmp_path):
+    """An unread play (a mismatch) can end the game wrongly at the next play: the referee then
+    refuses the camera's next plays as after the end. They are kept as mismatch notes, not
+    lost; once a person names the unread play, the game is open again and each note is named
+    in place, giving the game as if the camera had read it all (seed 2's stream, `fr`, 4 players)."""
+    from referee.camera_stream import stream_game
+    from referee.table import TableReferee
+    from vision.pot_watcher import WatchEvent
+    from web.camera import CameraRunner
+
+    app = create_app(Config(data_dir=tmp_path, token="tok"))
+    table = app.extensions["masta.table"]
+    runner = CameraRunner(table, app.extensions["masta.frames"], detector=None,
+                          evidence_dir=app.config["MASTA"].evidence_dir)
+    sg = stream_game("fr", 4, 2)
+    events = [e for e in sg.events if e["seq"] <= 412]
+    for e in events:
+        raw = {k: v for k, v in e.items() if k not in ("seq", "t", "source")}
+        if e["seq"] == 408:  # the camera could not read JC JS JD
+            runner.referee(WatchEvent("mismatch", 1.0, 0.9, 1, cards=[], detail="unread").to_log_event())
+        elif e["type"] == "cards_played" and e["seq"] > 410:
+            runner.referee(WatchEvent("cards_played", 1.0, 0.9, 1, cards=raw["cards"], conf=[0.9] * len(raw["cards"])).to_log_event())
+        else:
+            table.submit(raw, source="operator" if e["type"] == "setup" else "camera")
+    assert len(table.log) == 412  # nothing refused, nothing lost
+    kept = table.log[-2:]
+    assert [e["type"] for e in kept] == ["note", "note"] and all(e["meta"]["after_end"] for e in kept)
+    assert [e["meta"]["cards"] for e in kept] == [events[410]["cards"], events[411]["cards"]]
+    assert "game's end" in runner.history[-1][1] and "this game is over" in runner.errors[-1]
+    for seq, cards in ((408, events[407]["cards"]), (411, events[410]["cards"]), (412, events[411]["cards"])):
+        table.submit({"type": "correct", "event": seq, "cards": cards}, source="operator")
+    right = TableReferee.replay(events)
+    assert table.view()["table"]["players"] == right.view()["players"]
+
+
 def test_camera_runner_reads_a_real_video_and_shows_frames(tmp_path):
     """A video file through OpenCV and vision.pipeline: frames reach the live page's hub."""
     from helpers_video import SeesNothing, plain_video
