@@ -185,6 +185,8 @@ def test_a_camera_play_after_a_wrong_game_end_is_kept_and_named_in_place(tmp_pat
     assert [e["type"] for e in kept] == ["note", "note"] and all(e["meta"]["after_end"] for e in kept)
     assert [e["meta"]["cards"] for e in kept] == [events[410]["cards"], events[411]["cards"]]
     assert "game's end" in runner.history[-1][1] and "this game is over" in runner.errors[-1]
+    runner.referee(WatchEvent("pot_cleared", 1.0, 0.9, 1).to_log_event())  # swept after the end: no card
+    assert len(table.log) == 412 and "not recorded" in runner.history[-1][1]
     for seq, cards in ((408, events[407]["cards"]), (411, events[410]["cards"]), (412, events[411]["cards"])):
         table.submit({"type": "correct", "event": seq, "cards": cards}, source="operator")
     right = TableReferee.replay(events)

@@ -142,25 +142,25 @@ class CameraRunner:
                 self.report(f"camera event not recorded: {exc.message}")
                 return []
             published = kept
-            self.report(f"camera {raw['type'].replace('_', ' ')} after the game's end kept as a "
-                        f"note (event {published['event']['seq']}): {exc.message}")
+            self.report(f"camera play after the game's end kept as a note (event "
+                        f"{published['event']['seq']}): {exc.message}")
         if self.after_event is not None:
             self.after_event(published["event"], getattr(self.pipe, "frame_t", None))
         return published["outputs"]
 
     def _keep_refused(self, raw: dict, exc: ApiError) -> dict | None:
-        """A play or clear the camera saw after the game ended, kept in the log as a mismatch
+        """Cards the camera saw played after the game ended, kept in the log as a mismatch
         note: the end may be wrong (an unread play before it can end the game at the next
         one), and once a person fixes that, this note is named in place like any mismatch.
-        Nothing the camera saw is lost. None when even the note is refused."""
-        if raw.get("type") not in ("cards_played", "pot_cleared"):
+        Nothing the camera saw is lost. (The pot swept away after the end names no card and
+        happens at every game's end: that stays unrecorded.) None when not kept."""
+        if raw.get("type") != "cards_played":
             return None
-        what = " ".join(raw.get("cards") or []) or "the pot cleared"
-        note = {"type": "note", "text": f"camera mismatch: {what} seen after the game's end "
-                                        f"({exc.message}); if a misread ended it, fix that and "
-                                        f"name this here",
+        note = {"type": "note", "text": f"camera mismatch: {' '.join(raw.get('cards') or [])} seen "
+                                        f"played after the game's end ({exc.message}); if a misread "
+                                        f"ended it, fix that and name this here",
                 "meta": {**raw.get("meta", {}), "mismatch": True, "cards": list(raw.get("cards") or []),
-                         **({"gone": True} if raw["type"] == "pot_cleared" else {}), "after_end": True}}
+                         "after_end": True}}
         if "evidence" in raw:
             note["evidence"] = raw["evidence"]
         try:
