@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from datasets.faces import HELD_OUT_STYLES, SHARED_DATA, face_styles  # noqa: E402
 from masta.heap import steady_heap  # noqa: E402
+from vision.classifier import TURNS  # noqa: E402
 from vision.detector import CAMERA, DEFAULT_DETECTOR, MATE_NEAR, CardDetector  # noqa: E402
 from vision.evaluate import evaluate_folder  # noqa: E402
 
@@ -150,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mate-near", type=float, default=MATE_NEAR, help="index sizes within which a "
                     "same-rank card read from a surer card's index is dropped (vision.detector."
                     "suit_mates; 0 = never)")
-    ap.add_argument("--turns", type=int, choices=(1, 2, 4), default=1, help="the still-photo settings: "
+    ap.add_argument("--turns", type=int, choices=TURNS, default=1, help="the still-photo settings: "
                     "read each index crop also turned (2: upside down; 4: every quarter turn), the "
                     "reads averaged, as the table camera reads (vision.detector.CAMERA, 4)")
     args = ap.parse_args(argv)

@@ -29,7 +29,7 @@ import numpy as np
 from referee.cards import rank_of
 from vision.boxes import centre as _centre, side as _side
 from vision.card_face import FACE_H, FACE_MODEL_NAME, FACE_W, candidate_pairs, centres, fuse, rectify
-from vision.classifier import CLASSES, NONE, NONE_ID, TURNS, IndexClassifier, crop_index, session_options, to_nchw, turned
+from vision.classifier import CLASSES, NONE, NONE_ID, IndexClassifier, crop_index, session_options, to_nchw, turned
 from vision.int8_check import check_int8
 from vision.yolo_head import decode as decode_boxes
 from vision.yolo_head import split_head
@@ -214,9 +214,8 @@ class CardDetector:
         # `features`: load the classifier with its features, for teaching one
         self.classifier = IndexClassifier(str(classifier_path), threads=threads, features=features, deck=deck)
         # an index still read unsure after the re-reads is read again at `turns` quarter turns
-        # (1: never), the reads averaged (`read_boxes`)
-        if turns not in TURNS:
-            raise ValueError(f"turns={turns!r}: give 1, 2 or 4")
+        # (1: never), the reads averaged (`read_boxes`); a wrong count fails here, at start-up
+        turned((), turns)
         self.turns = turns
         # the card-face reader is optional: models exported before it read indices alone
         face_path = classifier_path.with_name(FACE_MODEL_NAME)

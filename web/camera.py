@@ -156,13 +156,11 @@ class CameraRunner:
         happens at every game's end: that stays unrecorded.) None when not kept."""
         if raw.get("type") != "cards_played":
             return None
-        note = {"type": "note", "text": f"camera mismatch: {' '.join(raw.get('cards') or [])} seen "
-                                        f"played after the game's end ({exc.message}); if a misread "
-                                        f"ended it, fix that and name this here",
-                "meta": {**raw.get("meta", {}), "mismatch": True, "cards": list(raw.get("cards") or []),
-                         "after_end": True}}
-        if "evidence" in raw:
-            note["evidence"] = raw["evidence"]
+        cards = list(raw.get("cards") or [])
+        note = {"type": "note", "text": f"camera mismatch: {' '.join(cards)} seen played after the "
+                                        f"game's end ({exc.message}); if a misread ended it, fix "
+                                        f"that and name this here",
+                "meta": {**raw.get("meta", {}), "mismatch": True, "cards": cards, "after_end": True}}
         try:
             return self.table.submit(note, source="camera")
         except ApiError:
