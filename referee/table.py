@@ -156,6 +156,12 @@ def is_camera_mismatch(ev: dict) -> bool:
     return ev.get("type") == "note" and bool((ev.get("meta") or {}).get("mismatch"))
 
 
+def is_held(ev: dict) -> bool:
+    """A play the camera saw after the game's end: kept in the log and ruled only if a
+    correction undoes that end (an unread or misread play can end a game wrongly)."""
+    return ev.get("type") == "cards_played" and ev.get("source") == "camera"
+
+
 def _in_play_order(log: list[dict], voided: set[int]) -> list[dict]:
     """`log` in the order of play: what a person says the camera missed (`missed` events: plays,
     or the pot going) right after the event it followed; one named after another `missed`
@@ -334,8 +340,11 @@ class TableReferee:
                 ev["event"] = g.pending_clear
             elif not g.pot and g.last_clear is not None and g.cleared_last:
                 ev["event"] = g.last_clear  # the pot was already picked up: say by whom
-        # after the end only corrections of this game's events (and tidying up) are taken
-        if g.over and t in PLAY_TYPES and t != "pot_cleared" and "event" not in ev:
+        # after the end only corrections of this game's events (and tidying up) are taken, and
+        # what the camera sees land: the end may be wrong (an unread play before it), so its
+        # plays are held, to be ruled in place once a person undoes that end
+        if g.over and t in PLAY_TYPES and t != "pot_cleared" and "event" not in ev \
+                and not is_held(ev):
             raise EventError(f"{t} event {ev['seq']}: game {g.number} ended at event "
                              f"{g.end_seq} ({', '.join(g.order)}); start the next game with a "
                              f"setup event", seq=ev["seq"])
@@ -443,6 +452,8 @@ class TableReferee:
         if t == "missed" and g.over:
             raise EventError(f"missed event {seq}: game {g.number} had ended by then (at event "
                              f"{g.end_seq}); name an event before its end", seq=seq)
+        if t == "cards_played" and g.over:
+            return [self._held(g, ev)]
         if t == "cards_played" or (t == "missed" and not ev.get("cleared")):
             return self._played(g, ev)  # a missed one: stepped right after its event
         if t in ("pot_cleared", "missed"):
@@ -523,6 +534,13 @@ class TableReferee:
         before = {p: s.phase(g.stock) for p, s in g.seats.items()}
         out = self._play(g, ev)
         return out + self._phase_changes(g, before, ev["seq"])
+
+    @staticmethod
+    def _held(g: Game, ev: dict) -> dict:
+        return {"kind": "info", "event": ev["seq"], "held": True, "cards": list(ev["cards"]),
+                "text": f"{' '.join(ev['cards'])} seen played after game {g.number} ended (at "
+                        f"event {g.end_seq}: {', '.join(g.order)}); kept, not ruled. If a misread "
+                        f"ended the game, fix that play and this one is ruled where it happened"}
 
     def _phase_changes(self, g: Game, before: dict[str, str], seq: int) -> list[dict]:
         words = {"hand": "the hand", "up": "the face-up cards", "down": "the face-down cards"}

@@ -196,9 +196,13 @@ def test_game_over_titles_and_events_after_the_end():
     assert v["over"] and v["finishing_order"] == ["Bob", "Cy", "Ann"]
     assert v["titles"] == {"Bob": "MASTA", "Cy": "VICE-MASTA", "Ann": "SHITHEAD"}
     n, before = len(ref.log), ref.view()
-    with pytest.raises(EventError, match="game 1 ended at event"):
-        ref.apply(play("9C"))
+    with pytest.raises(EventError, match="game 1 ended at event"):  # a person plays on
+        ref.apply(dict(play("9C"), source="operator"))
     assert len(ref.log) == n and ref.view() == before
+    held = ref.apply(play("9C"))  # what the camera sees is kept, held in case the end was wrong
+    assert held[0]["held"] and "kept, not ruled" in held[0]["text"]
+    assert len(ref.log) == n + 1 and {k: v for k, v in ref.view().items() if k != "events"} == \
+        {k: v for k, v in before.items() if k != "events"}
     ref.apply(CLEAR)  # tidying the table is fine
     ref.apply({"type": "note", "text": "well played"})
 

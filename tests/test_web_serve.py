@@ -156,11 +156,12 @@ def test_camera_events_go_through_the_same_path(tmp_path):
     assert [o["cards"] for o in out if o["kind"] == "ruling"] == [["QS", "QH"]]
 
 
-def test_a_camera_play_after_a_wrong_game_end_is_kept_and_named_in_place(tmp_path):
-    """An unread play (a mismatch) can end the game wrongly at the next play: the referee then
-    refuses the camera's next plays as after the end. They are kept as mismatch notes, not
-    lost; once a person names the unread play, the game is open again and each note is named
-    in place, giving the game as if the camera had read it all (seed 2's stream, `fr`, 4 players)."""
+def test_what_the_camera_sees_after_a_wrong_game_end_is_held_then_ruled_in_place(tmp_path):
+    """An unread play (a mismatch) can end the game wrongly at the next play. What the camera
+    sees after that end (plays, the pot going) and the Aces' targets a person names are kept,
+    the plays held unruled and said so; once a person names the unread play, the game is open
+    again and every held event is ruled where it happened: the game as if the camera had read
+    it all, with one correction (seed 2's stream, `fr`, 4 players, to event 440)."""
     from referee.camera_stream import stream_game
     from referee.table import TableReferee
     from vision.pot_watcher import WatchEvent
@@ -171,26 +172,53 @@ def test_a_camera_play_after_a_wrong_game_end_is_kept_and_named_in_place(tmp_pat
     runner = CameraRunner(table, app.extensions["masta.frames"], detector=None,
                           evidence_dir=app.config["MASTA"].evidence_dir)
     sg = stream_game("fr", 4, 2)
-    events = [e for e in sg.events if e["seq"] <= 412]
+    events = [e for e in sg.events if e["seq"] <= 440]
     for e in events:
         raw = {k: v for k, v in e.items() if k not in ("seq", "t", "source")}
         if e["seq"] == 408:  # the camera could not read JC JS JD
             runner.referee(WatchEvent("mismatch", 1.0, 0.9, 1, cards=[], detail="unread").to_log_event())
-        elif e["type"] == "cards_played" and e["seq"] > 410:
+        elif e["type"] == "cards_played":
             runner.referee(WatchEvent("cards_played", 1.0, 0.9, 1, cards=raw["cards"], conf=[0.9] * len(raw["cards"])).to_log_event())
+        elif e["type"] == "pot_cleared":
+            runner.referee(WatchEvent("pot_cleared", 1.0, 0.9, 1).to_log_event())
         else:
-            table.submit(raw, source="operator" if e["type"] == "setup" else "camera")
-    assert len(table.log) == 412  # nothing refused, nothing lost
-    kept = table.log[-2:]
-    assert [e["type"] for e in kept] == ["note", "note"] and all(e["meta"]["after_end"] for e in kept)
-    assert [e["meta"]["cards"] for e in kept] == [events[410]["cards"], events[411]["cards"]]
-    assert "game's end" in runner.history[-1][1] and "this game is over" in runner.errors[-1]
-    runner.referee(WatchEvent("pot_cleared", 1.0, 0.9, 1).to_log_event())  # swept after the end: no card
-    assert len(table.log) == 412 and "not recorded" in runner.history[-1][1]
-    for seq, cards in ((408, events[407]["cards"]), (411, events[410]["cards"]), (412, events[411]["cards"])):
-        table.submit({"type": "correct", "event": seq, "cards": cards}, source="operator")
+            table.submit(raw, source="operator" if e["type"] in ("setup", "target") else "camera")
+    assert len(table.log) == 440 and not runner.errors  # nothing refused, nothing lost
+    assert table.view()["table"]["over"]  # wrongly, at event 410
+    held = [o for o in table.outputs[411] if o.get("held")]
+    assert held and "kept, not ruled" in held[0]["text"] and held[0]["cards"] == events[410]["cards"]
+    c = app.test_client()
+    r = c.post("/rulings/api/corrections", json={"type": "correct", "event": 408, "cards": events[407]["cards"]},
+               headers={"X-Masta-Token": "tok"})
+    assert r.status_code == 201, r.json
     right = TableReferee.replay(events)
     assert table.view()["table"]["players"] == right.view()["players"]
+    assert table.view()["table"]["over"] == right.view()["over"]
+    assert [o for o in table.outputs[411] if o.get("kind") == "ruling"][0]["cards"] == events[410]["cards"]
+
+
+def test_after_the_end_a_person_may_fix_the_game_but_not_play_on(tmp_path):
+    """A game that is over (rightly or not) takes a person's fix naming one of its events
+    (who played a play), and refuses a person's new play, saying to set up the next game."""
+    from referee.camera_stream import stream_game
+
+    app = create_app(Config(data_dir=tmp_path, token="tok"))
+    table = app.extensions["masta.table"]
+    for e in stream_game("fr", 4, 0).events:
+        table.submit({k: v for k, v in e.items() if k not in ("seq", "t", "source")},
+                     source="operator" if e["type"] in ("setup", "target") else "camera")
+    assert table.view()["table"]["over"]
+    c, head = app.test_client(), {"X-Masta-Token": "tok"}
+    n = len(table.log)
+    refused = c.post("/manual/api/events", json={"type": "cards_played", "cards": ["5H"]}, headers=head)
+    assert refused.status_code == 409 and "set up the next game" in refused.json["error"]
+    assert len(table.log) == n
+    last_play = max(e["seq"] for e in table.log if e["type"] == "cards_played")
+    who = next(p["name"] for p in table.view()["table"]["players"])
+    fixed = c.post("/rulings/api/corrections", json={"type": "played_by", "event": last_play, "player": who},
+                   headers=head)
+    assert fixed.status_code == 201, fixed.json
+    assert len(table.log) == n + 1 and table.log[-1]["type"] == "played_by"
 
 
 def test_camera_runner_reads_a_real_video_and_shows_frames(tmp_path):

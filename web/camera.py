@@ -137,34 +137,11 @@ class CameraRunner:
             published = self.table.submit(raw, source="camera")
         except ApiError as exc:  # for example no game set up yet: say so, keep watching
             self.errors.append(exc.message)
-            kept = self._keep_refused(raw, exc) if exc.status == 409 else None
-            if kept is None:
-                self.report(f"camera event not recorded: {exc.message}")
-                return []
-            published = kept
-            self.report(f"camera play after the game's end kept as a note (event "
-                        f"{published['event']['seq']}): {exc.message}")
+            self.report(f"camera event not recorded: {exc.message}")
+            return []
         if self.after_event is not None:
             self.after_event(published["event"], getattr(self.pipe, "frame_t", None))
         return published["outputs"]
-
-    def _keep_refused(self, raw: dict, exc: ApiError) -> dict | None:
-        """Cards the camera saw played after the game ended, kept in the log as a mismatch
-        note: the end may be wrong (an unread play before it can end the game at the next
-        one), and once a person fixes that, this note is named in place like any mismatch.
-        Nothing the camera saw is lost. (The pot swept away after the end names no card and
-        happens at every game's end: that stays unrecorded.) None when not kept."""
-        if raw.get("type") != "cards_played":
-            return None
-        cards = list(raw.get("cards") or [])
-        note = {"type": "note", "text": f"camera mismatch: {' '.join(cards)} seen played after the "
-                                        f"game's end ({exc.message}); if a misread ended it, fix "
-                                        f"that and name this here",
-                "meta": {**raw.get("meta", {}), "mismatch": True, "cards": cards, "after_end": True}}
-        try:
-            return self.table.submit(note, source="camera")
-        except ApiError:
-            return None
 
     def _relative(self, path: str) -> str:
         """Evidence paths as the /evidence/ route serves them: relative to the evidence folder."""

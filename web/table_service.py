@@ -153,7 +153,7 @@ class TableService:
             if again is not None:
                 return again
             fields = normalise(raw, log=self.log, players=self.players(), presets=rl.presets(),
-                               game_over=self.game_over(), allowed=allowed)
+                               game_over=self.game_over(), allowed=allowed, source=source)
             ev = {"seq": len(self.log) + 1, "t": round(time.time(), 3), "source": source, **fields}
             if by:
                 ev["meta"] = {**ev.get("meta", {}), "by": by}
