@@ -120,6 +120,7 @@ class Game:
     prompts: list[dict] = field(default_factory=list)
     suspicions: list[dict] = field(default_factory=list)
     end_seq: int | None = None
+    held: list[int] = field(default_factory=list)  # the camera's plays seen after the end
 
     @property
     def pile(self) -> list[str]:
@@ -156,8 +157,8 @@ def is_camera_mismatch(ev: dict) -> bool:
     return ev.get("type") == "note" and bool((ev.get("meta") or {}).get("mismatch"))
 
 
-def is_held(ev: dict) -> bool:
-    """A play the camera saw after the game's end: kept in the log and ruled only if a
+def is_camera_play(ev: dict) -> bool:
+    """A play the camera saw. After the game's end one is kept and held, ruled only if a
     correction undoes that end (an unread or misread play can end a game wrongly)."""
     return ev.get("type") == "cards_played" and ev.get("source") == "camera"
 
@@ -344,7 +345,7 @@ class TableReferee:
         # what the camera sees land: the end may be wrong (an unread play before it), so its
         # plays are held, to be ruled in place once a person undoes that end
         if g.over and t in PLAY_TYPES and t != "pot_cleared" and "event" not in ev \
-                and not is_held(ev):
+                and not is_camera_play(ev):
             raise EventError(f"{t} event {ev['seq']}: game {g.number} ended at event "
                              f"{g.end_seq} ({', '.join(g.order)}); start the next game with a "
                              f"setup event", seq=ev["seq"])
@@ -453,6 +454,7 @@ class TableReferee:
             raise EventError(f"missed event {seq}: game {g.number} had ended by then (at event "
                              f"{g.end_seq}); name an event before its end", seq=seq)
         if t == "cards_played" and g.over:
+            g.held.append(seq)
             return [self._held(g, ev)]
         if t == "cards_played" or (t == "missed" and not ev.get("cleared")):
             return self._played(g, ev)  # a missed one: stepped right after its event
@@ -961,7 +963,9 @@ class TableReferee:
         `pot` (cards on the pot, bottom to top), `stock`, `burns` ({"total", "by_player"}),
         `finishing_order`, `over`, `titles` (None until the game has ended),
         `latest_ruling`, `prompts`, `suspicions`, `awaiting_target`, `pending_duties`,
-        `burned` (cards seen burned), `events` (how many events in the log), `fits` (the ranks
+        `burned` (cards seen burned), `held` (the camera's plays seen after the game's end,
+        kept unruled: play going on means a misread ended it), `events` (how many events in
+        the log), `fits` (the ranks
         that may go on the pot now, jokers `JK`; None once the game is over: the camera's
         legality prior, `vision.pipeline.priors_from_view`).
         """
@@ -990,7 +994,7 @@ class TableReferee:
             "latest_ruling": g.last_ruling, "prompts": list(g.prompts),
             "suspicions": list(g.suspicions), "awaiting_target": g.awaiting_target is not None,
             "target": g.target, "pending_duties": self.book.pending_duties(g.started),
-            "burned": g.ledger.burned(), "events": len(self.log),
+            "burned": g.ledger.burned(), "held": list(g.held), "events": len(self.log),
             "fits": None if g.over else [r for r in (*RANKS, JOKER) if pilelib.fits(g.preset, g.pile, r)],
         }
 

@@ -389,3 +389,37 @@ def test_plays_nobody_is_named_for_stay_readable_on_the_live_page(server, browse
     expect(page.locator("#banner")).to_contain_text("7♣")
     expect(page.locator("#banner")).not_to_contain_text("null")
     page.close()
+
+
+def test_a_wrong_game_end_and_the_plays_held_after_it_are_said_and_undone_on_the_live_page(server, browser):
+    """An unread play (seed 2's JC JS JD) ends the game wrongly; the camera goes on seeing
+    plays. The live page says the game is over, with its titles, and that plays were held
+    since; once the unread play is named on the rulings page, the game goes on and the box
+    goes."""
+    from playwright.sync_api import expect
+
+    from referee.camera_stream import stream_game
+
+    base, table = server.url, server.app.extensions["masta.table"]
+    for e in stream_game("fr", 4, 2).events[:412]:
+        raw = {k: v for k, v in e.items() if k not in ("seq", "t", "source")}
+        if e["seq"] == 408:  # the camera could not read it
+            raw = {"type": "note", "text": "camera mismatch: something landed unread", "meta": {"mismatch": True, "cards": []}}
+        table.submit(raw, source="operator" if e["type"] in ("setup", "target") else "camera")
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    page.set_default_timeout(10_000)
+    page.goto(f"{base}/auth?token={TOKEN}&name=Ann&next=/live/")
+    box = page.locator("#prompts .game-over")
+    expect(box).to_contain_text("Game 1 is over")
+    expect(box).to_contain_text("SHITHEAD")
+    expect(box.locator(".held")).to_contain_text("2 play(s) since (#411, #412)")
+    expect(box.locator(".held a")).to_have_attribute("href", "/rulings/#e411")
+    page.goto(f"{base}/rulings/")
+    page.locator("#e408 .doubt summary").click()
+    page.locator("#e408 .doubt .name-cards").fill("jc js jd")
+    page.locator("#e408 .doubt .name-play").click()
+    expect(page.locator("#e411 .out .tag.legal")).to_be_visible()  # the held play, ruled in place
+    page.goto(f"{base}/live/")
+    expect(page.locator("#banner")).to_contain_text("#412")
+    expect(page.locator("#prompts .game-over")).to_have_count(0)
+    page.close()

@@ -53,7 +53,24 @@
     const prompts = [].concat((t.prompts || []).filter((p) => !older.includes(p)),
       older.length ? [{ text: older.length + " earlier play(s) without a player: name them on the rulings page" }] : [],
       (t.suspicions || []).slice(-3).map((x) => ({ text: "Suspicion: " + (x.text || x.suspicion) })));
-    document.getElementById("prompts").replaceChildren(...prompts.map((p) => masta.promptBox(p, names2)));
+    document.getElementById("prompts").replaceChildren(...[over(t)].concat(prompts.map((p) => masta.promptBox(p, names2))).filter(Boolean));
+  }
+
+  /* The game's end, said at the top: who got which title, and what to do next. Plays the
+     camera saw after it are held unruled: play going on means a misread ended the game. */
+  function over(t) {
+    if (!t.over) return null;
+    const titles = t.titles || {};
+    const kids = [h("b", {}, "Game " + t.game + " is over: "),
+      (t.finishing_order || []).map((n) => n + (titles[n] ? " " + titles[n] : "")).join(", ") + ". ",
+      h("a", { href: "/setup/" }, "Set up the next game"), "."];
+    const held = t.held || [];
+    if (held.length) {
+      kids.push(h("div", { class: "held" }, "The camera has seen " + held.length + " play(s) since (#" + held.join(", #") +
+        "), kept and not ruled. If play went on, a misread ended the game: fix it on ",
+        h("a", { href: "/rulings/#e" + held[0] }, "the rulings page"), " and they are ruled where they happened."));
+    }
+    return h("div", { class: "notice game-over" }, kids);
   }
 
   const cam = document.getElementById("camera");
