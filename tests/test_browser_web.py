@@ -28,6 +28,14 @@ def api(base: str, url: str, body: dict) -> dict:
         return json.loads(resp.read())
 
 
+def signed_in(browser, base: str, path: str, phone: bool = False):
+    """A page of the served app open at `path`, signed in as Ann the operator (10 s waits)."""
+    page = browser.new_page(**({"viewport": {"width": 390, "height": 844}} if phone else {}))
+    page.set_default_timeout(10_000)
+    page.goto(f"{base}/auth?token={TOKEN}&name=Ann&next={path}")
+    return page
+
+
 @pytest.fixture
 def server(tmp_path):
     from web.app import create_app
@@ -118,9 +126,7 @@ def test_an_unsure_camera_read_asks_for_a_check_on_the_rulings_page(server, brow
         "low_conf": True, "detail": "also read, far less sure: 6C (a card under it misread?); please check",
         "reads": [{"9C": 0.62, "9S": 0.31, "8C": 0.02}]}})
     api(base, "/manual/api/events", {"type": "cards_played", "cards": ["10D"], "conf": [0.97]})
-    page = browser.new_page()
-    page.set_default_timeout(10_000)
-    page.goto(f"{base}/auth?token={TOKEN}&name=Ann&next=/rulings/")
+    page = signed_in(browser, base, "/rulings/")
     unsure = page.locator("#e2 .doubt")
     expect(unsure).to_contain_text("check")
     expect(unsure).to_contain_text("6C")
@@ -149,9 +155,7 @@ def test_a_play_read_a_card_long_is_fixed_with_one_tap(server, browser):
     api(base, "/setup/api/game", {"players": ["Ann", "Bob"], "dealer": "Bob"})
     api(base, "/manual/api/events", {"type": "cards_played", "cards": ["3S", "3H"], "conf": [0.95, 0.5],
                                      "meta": {"low_conf": True}})
-    page = browser.new_page()
-    page.set_default_timeout(10_000)
-    page.goto(f"{base}/auth?token={TOKEN}&name=Ann&next=/rulings/")
+    page = signed_in(browser, base, "/rulings/")
     expect(page.locator("#e2 .doubt .fix-add")).to_have_count(2)  # or a card short: + 3♣, + 3♦
     expect(page.locator("#e2 .doubt .fix-add").nth(0)).to_contain_text("+ 3♣")
     drops = page.locator("#e2 .doubt .fix-drop")
@@ -174,9 +178,7 @@ def test_a_play_that_may_be_a_card_short_is_fixed_with_one_tap(server, browser):
     api(base, "/manual/api/events", {"type": "cards_played", "cards": ["7C"], "conf": [0.9], "meta": {
         "low_conf": True, "maybe_more": ["7S"],
         "detail": "7S also half seen (one card more under it?); please check"}})
-    page = browser.new_page()
-    page.set_default_timeout(10_000)
-    page.goto(f"{base}/auth?token={TOKEN}&name=Ann&next=/rulings/")
+    page = signed_in(browser, base, "/rulings/")
     fix = page.locator("#e2 .doubt .fix-more")
     expect(fix).to_contain_text("It was 7♣7♠")
     fix.click()
@@ -198,9 +200,7 @@ def test_a_card_the_camera_added_half_hidden_is_taken_out_with_one_tap(server, b
     api(base, "/manual/api/events", {"type": "cards_played", "cards": ["9C", "9H"], "conf": [0.9, 0.45], "meta": {
         "low_conf": True, "maybe_less": ["9H"],
         "detail": "9H read half under it (a fanned card whose index the camera did not find); please check"}})
-    page = browser.new_page()
-    page.set_default_timeout(10_000)
-    page.goto(f"{base}/auth?token={TOKEN}&name=Ann&next=/rulings/")
+    page = signed_in(browser, base, "/rulings/")
     expect(page.locator("#e2 .doubt")).to_contain_text("9H read half under it")
     expect(page.locator("#e2 .doubt .fix-more")).to_have_count(0)
     fix = page.locator("#e2 .doubt .fix-less")
@@ -230,9 +230,7 @@ def test_a_camera_mismatch_is_named_in_place_by_one_tap(server, browser):
     api(base, "/manual/api/events", {"type": "note", "text": "the light is bad tonight"})
     api(base, "/manual/api/events", {"type": "note", "text": "camera mismatch: the top card 5H left the pot",
                                      "meta": {"mismatch": True, "cards": ["5H"], "gone": True}})
-    page = browser.new_page()
-    page.set_default_timeout(10_000)
-    page.goto(f"{base}/auth?token={TOKEN}&name=Ann&next=/rulings/")
+    page = signed_in(browser, base, "/rulings/")
     expect(page.locator("#e6 .doubt .name-seen")).to_have_count(0)  # a card that left is no play to offer
     page.locator("#e6 .doubt summary").click()  # but cards can still be named there
     expect(page.locator("#e6 .doubt .name-cards")).to_be_visible()
@@ -268,9 +266,7 @@ def test_cards_are_picked_by_taps_and_kept_while_new_events_arrive(server, brows
                                      "new card could be read", "meta": {"mismatch": True, "cards": []}})
     api(base, "/manual/api/events", {"type": "cards_played", "cards": ["6C"], "conf": [0.55], "meta": {
         "low_conf": True, "reads": [{"6C": 0.55, "8C": 0.3}]}})
-    page = browser.new_page(viewport={"width": 390, "height": 844})
-    page.set_default_timeout(10_000)
-    page.goto(f"{base}/auth?token={TOKEN}&name=Ann&next=/rulings/")
+    page = signed_in(browser, base, "/rulings/", phone=True)
     miss = page.locator("#e3 .doubt")
     miss.locator("summary").click()
     miss.locator('.cpick-rank[data-rank="9"]').click()
@@ -308,9 +304,7 @@ def test_checks_that_were_right_are_cleared_with_one_tap(server, browser):
     api(base, "/manual/api/events", {"type": "cards_played", "cards": ["9C"], "conf": [0.6], "meta": {"low_conf": True}})
     api(base, "/manual/api/events", {"type": "note", "text": "camera mismatch: something landed on the pot but no "
                                      "new card could be read", "meta": {"mismatch": True, "cards": []}})
-    page = browser.new_page(viewport={"width": 390, "height": 844})
-    page.set_default_timeout(10_000)
-    page.goto(f"{base}/auth?token={TOKEN}&name=Ann&next=/rulings/")
+    page = signed_in(browser, base, "/rulings/", phone=True)
     page.locator("#e2 .doubt .fix-right").click()
     expect(page.locator("#e2 .fixes")).to_contain_text("#2 checked: right as read")
     expect(page.locator("#e2 .doubt")).to_have_count(0)
@@ -332,9 +326,7 @@ def test_a_play_nobody_saw_is_added_in_place_from_the_rulings_page(server, brows
     api(base, "/setup/api/game", {"players": ["Ann", "Bob", "Cy"], "dealer": "Cy"})
     api(base, "/manual/api/events", {"type": "cards_played", "cards": ["5H"]})
     api(base, "/manual/api/events", {"type": "cards_played", "cards": ["JD"]})
-    page = browser.new_page(viewport={"width": 390, "height": 844})
-    page.set_default_timeout(10_000)
-    page.goto(f"{base}/auth?token={TOKEN}&name=Ann&next=/rulings/")
+    page = signed_in(browser, base, "/rulings/", phone=True)
     expect(page.locator("#e3 .out").first).to_contain_text("Bob")  # JD: Bob's turn, as far as the page knows
     editor = page.locator("#e2 details.editor")
     editor.locator("summary").first.click()
@@ -406,9 +398,7 @@ def test_a_wrong_game_end_and_the_plays_held_after_it_are_said_and_undone_on_the
         if e["seq"] == 408:  # the camera could not read it
             raw = {"type": "note", "text": "camera mismatch: something landed unread", "meta": {"mismatch": True, "cards": []}}
         table.submit(raw, source="operator" if e["type"] in ("setup", "target") else "camera")
-    page = browser.new_page(viewport={"width": 390, "height": 844})
-    page.set_default_timeout(10_000)
-    page.goto(f"{base}/auth?token={TOKEN}&name=Ann&next=/live/")
+    page = signed_in(browser, base, "/live/", phone=True)
     box = page.locator("#prompts .game-over")
     expect(box).to_contain_text("Game 1 is over")
     expect(box).to_contain_text("SHITHEAD")
