@@ -961,7 +961,8 @@ class TableReferee:
         face_up, face_down, out, place, burns, known_hand, title), `dealer`, `turn`,
         `direction` ("clockwise" or "counterclockwise"), `next` (what the next play must be),
         `pot` (cards on the pot, bottom to top), `stock`, `burns` ({"total", "by_player"}),
-        `finishing_order`, `over`, `titles` (None until the game has ended),
+        `finishing_order`, `over`, `titles` (None until the game has ended), `ended_at` (the
+        event that ended it),
         `latest_ruling`, `prompts`, `suspicions`, `awaiting_target`, `pending_duties`,
         `burned` (cards seen burned), `held` (the camera's plays seen after the game's end,
         kept unruled: play going on means a misread ended it), `events` (how many events in
@@ -994,7 +995,8 @@ class TableReferee:
             "latest_ruling": g.last_ruling, "prompts": list(g.prompts),
             "suspicions": list(g.suspicions), "awaiting_target": g.awaiting_target is not None,
             "target": g.target, "pending_duties": self.book.pending_duties(g.started),
-            "burned": g.ledger.burned(), "held": list(g.held), "events": len(self.log),
+            "burned": g.ledger.burned(), "held": list(g.held), "ended_at": g.end_seq,
+            "events": len(self.log),
             "fits": None if g.over else [r for r in (*RANKS, JOKER) if pilelib.fits(g.preset, g.pile, r)],
         }
 

@@ -266,9 +266,16 @@
     document.getElementById("prompts").replaceChildren(...((state.table && state.table.prompts) || []).map((p) =>
       masta.promptBox(p, state.players || [], p.event ? seatOf(p.event) : null)));
     render(d.entries, state.players || []);
+    if (!shown && location.hash) {  // a link to one event (the live page's): shown once, on arrival
+      const el = document.getElementById(location.hash.slice(1));
+      if (el) el.scrollIntoView({ block: "start" });
+    }
+    shown = true;
     const hint = document.getElementById("teach-hint");  // the operator's page only
     if (hint) { hint.hidden = !d.teach_hint; hint.querySelector("span").textContent = d.teach_hint || ""; }
   }
+
+  let shown = false;
 
   async function globalAct(type) {
     const player = document.getElementById("g-player").value;
