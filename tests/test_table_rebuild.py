@@ -12,7 +12,7 @@ GAMES = {seed: stream_game("fr", 4, seed) for seed in range(3)}
 
 def strip(view: dict) -> dict:
     """The view without what renumbering changes (the log's length, event numbers)."""
-    out = {k: v for k, v in view.items() if k != "events"}
+    out = {k: v for k, v in view.items() if k not in ("events", "ended_at", "held")}
     if out.get("latest_ruling"):
         out["latest_ruling"] = {k: v for k, v in out["latest_ruling"].items() if k != "event"}
     return out
@@ -208,7 +208,7 @@ def test_after_a_wrong_end_the_cameras_plays_are_held_and_a_persons_refused():
     out = ref.apply({k: v for k, v in events[-1].items() if k != "seq"})
     assert [o["kind"] for o in out] == ["info"] and out[0]["held"] and "kept, not ruled" in out[0]["text"]
     assert ref.view()["held"] == [411] and len(ref.log) == 411
-    assert strip(ref.view()) == dict(before, held=[411])  # the game unchanged
+    assert strip(ref.view()) == before  # the game unchanged
     ref.apply({"type": "correct", "event": 408, "cards": ["JC", "JS", "JD"]})
     right = TableReferee.replay(sg.events[:411])
     assert strip(ref.view()) == strip(right.view()) and not ref.view()["over"] and ref.view()["held"] == []
