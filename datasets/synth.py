@@ -17,13 +17,13 @@ from __future__ import annotations
 import json
 import math
 import os
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from masta.pool import process_pool
 from referee.cards import JOKER, RANKS, STANDARD_DECK, SUITS
 from datasets.faces import Face, load_faces, training_styles
 
@@ -520,7 +520,7 @@ def write_dataset(out: str | Path, count: int, seed: int = 0, size: int = 640,
         f"nc: 1\nnames: {names}\n")
     bar = tqdm(total=len(jobs), desc=f"synth {out.name}", unit="img", disable=not progress)
     if workers > 1 and len(jobs) > 1:
-        with ProcessPoolExecutor(workers) as ex:
+        with process_pool(workers) as ex:
             for _ in ex.map(_render_one, jobs, chunksize=4):
                 bar.update(1)
     else:

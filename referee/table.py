@@ -480,6 +480,11 @@ class TableReferee:
         if prev is not None and not prev.over and prev.started:
             out.append({"kind": "info", "event": ev["seq"],
                         "text": f"game {prev.number} was abandoned unfinished"})
+        if prev is not None and prev.held:  # the new game began before it was set up?
+            out.append({"kind": "info", "event": ev["seq"], "held": list(prev.held),
+                        "text": f"{len(prev.held)} play(s) the camera saw after game {prev.number} "
+                                f"ended (#{', #'.join(map(str, prev.held))}) stay there, unruled; if "
+                                f"they were this game's, add each as a play the camera missed"})
         preset = load_preset(ev["preset"])
         tr = preset.table
         n = len(ev["players"])

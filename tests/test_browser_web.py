@@ -403,7 +403,7 @@ def test_a_wrong_game_end_and_the_plays_held_after_it_are_said_and_undone_on_the
     expect(box).to_contain_text("Game 1 is over")
     expect(box).to_contain_text("SHITHEAD")
     expect(box.locator(".held")).to_contain_text("2 play(s) since (#411, #412)")
-    expect(box.locator(".held")).to_contain_text("ended the game at #410 or before")
+    expect(box.locator(".held")).to_contain_text("a misread ended it at #410 or before")
     box.locator(".held a").click()  # to the rulings page, at the event that ended the game
     expect(page.locator("#e410")).to_be_in_viewport()
     assert page.evaluate("document.getElementById('e410').getBoundingClientRect().top") < 50  # scrolled to it
@@ -414,4 +414,33 @@ def test_a_wrong_game_end_and_the_plays_held_after_it_are_said_and_undone_on_the
     page.goto(f"{base}/live/")
     expect(page.locator("#banner")).to_contain_text("#412")
     expect(page.locator("#prompts .game-over")).to_have_count(0)
+    page.close()
+
+
+def test_plays_seen_before_the_next_game_was_set_up_are_added_to_it_with_one_tap(server, browser):
+    """The game ended rightly and the next one began before anyone set it up: the camera's
+    plays were held in the old game. The new game's setup says so, and one tap on the rulings
+    page adds them to it, in order, where it began; they are ruled there."""
+    from playwright.sync_api import expect
+
+    from referee.camera_stream import stream_game
+
+    base, table = server.url, server.app.extensions["masta.table"]
+    for e in stream_game("fr", 4, 0).events:
+        table.submit({k: v for k, v in e.items() if k not in ("seq", "t", "source")},
+                     source="operator" if e["type"] in ("setup", "target") else "camera")
+    n = len(table.log)
+    table.submit({"type": "cards_played", "cards": ["5H"]}, source="camera")
+    table.submit({"type": "cards_played", "cards": ["7C"]}, source="camera")
+    assert table.view()["table"]["held"] == [n + 1, n + 2]
+    api(base, "/setup/api/game", {"players": ["Ann", "Bob", "Cy", "Dee"], "dealer": "Dee"})
+    page = signed_in(browser, base, "/rulings/")
+    add = page.locator(f"#e{n + 3} .add-held")
+    expect(add).to_have_text("Add them to this game")
+    add.click()
+    expect(page.locator(f"#e{n + 3}")).to_contain_text("(added)")
+    assert [(e["type"], e.get("cards"), e.get("event")) for e in table.log[n + 3:]] == \
+        [("missed", ["5H"], n + 3), ("missed", ["7C"], n + 4)]
+    assert table.view()["table"]["pot"] == ["5H", "7C"] and table.view()["table"]["held"] == []
+    expect(page.locator(f"#e{n + 5} .out .tag.legal")).to_be_visible()  # 7 on a 5: ruled in the new game
     page.close()

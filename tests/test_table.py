@@ -206,6 +206,9 @@ def test_game_over_titles_and_events_after_the_end():
         {k: v for k, v in before.items() if k not in ("events", "held")}
     ref.apply(CLEAR)  # tidying the table is fine
     ref.apply({"type": "note", "text": "well played"})
+    # the next game set up after the camera saw it begin: where its first play went, and how to add it
+    said = [o for o in ref.apply({"type": "setup", "players": PLAYERS, "dealer": "Ann"}) if o.get("held")]
+    assert said and said[0]["held"] == [n + 1] and "add each as a play the camera missed" in said[0]["text"]
 
 
 def test_desync_player_out_against_the_counts():

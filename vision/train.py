@@ -25,7 +25,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 from pathlib import Path
@@ -38,6 +38,7 @@ from vision.boxes import iou
 from vision.card_face import FACE_H, FACE_MODEL_NAME, FACE_W
 from vision.classifier import CLASSES, CROP, CROP_MARGIN, NONE, NONE_ID, crop_index
 from vision.detector import CLASSIFIER_NAME, DETECTOR_NAME
+from masta.pool import process_pool
 from vision.evaluate import read_yolo_labels, read_yolo_names
 
 REAL_DIR = SHARED_DATA / "real" / "poker-cards"
@@ -434,7 +435,7 @@ def render_training_videos(plan: TrainPlan, only: Iterable[int] | None = None) -
             continue
         jobs.append((spec, folder / f"train-{spec['seed']}.mp4"))
     if plan.workers > 1 and len(jobs) > 1:
-        with ProcessPoolExecutor(min(plan.workers, len(jobs))) as ex:
+        with process_pool(min(plan.workers, len(jobs))) as ex:
             futures = [ex.submit(_render_training_video, *job) for job in jobs]
             for n, fut in enumerate(as_completed(futures), 1):
                 _say(f"training video {n}/{len(jobs)}: {fut.result()}")

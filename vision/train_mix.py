@@ -330,11 +330,10 @@ def prepare(work: Path, styles: list[str], synth_count: int, video_count: int,
     `crops-synth.npz` and `crops-video.npz` (the last video validates); with `camera`, also
     `crops-camera.npz`: the same videos cut around the committed detector's own boxes as the
     table camera reads them (`vision.train.camera_crops`), its misplaced boxes as `none`."""
-    from concurrent.futures import ProcessPoolExecutor
-
     import cv2
 
     from datasets.faces import HELD_OUT_STYLES
+    from masta.pool import process_pool
     from datasets.synth import write_dataset
     from vision.train import synth_crops, training_video_spec
 
@@ -342,7 +341,7 @@ def prepare(work: Path, styles: list[str], synth_count: int, video_count: int,
     if held:
         raise ValueError(f"{held} are held out to measure unseen decks: never train on them")
     work.mkdir(parents=True, exist_ok=True)
-    cv2.setNumThreads(1)  # the processes forked below inherit it: one thread each, as many as cores
+    cv2.setNumThreads(1)  # here too: one thread for this process's share, as many processes as cores
     t0 = time.time()
     w, h = video_size
     vids = work / "videos"
@@ -351,7 +350,7 @@ def prepare(work: Path, styles: list[str], synth_count: int, video_count: int,
         spec = training_video_spec(k, seed, styles, video_size, video_actions)
         jobs.append((spec, vids / f"train-{spec['seed']}.mp4", seed * 1000 + k))
     vids.mkdir(parents=True, exist_ok=True)
-    with ProcessPoolExecutor(workers) as ex:
+    with process_pool(workers) as ex:
         futs = [ex.submit(_video_job, j) for j in jobs]  # the long jobs first
         synth = work / "synth"
         write_dataset(synth, synth_count, seed=seed, size=640, styles=tuple(styles), val_fraction=0.05,

@@ -67,8 +67,8 @@
     const held = t.held || [];
     if (held.length) {
       kids.push(h("div", { class: "held" }, "The camera has seen " + held.length + " play(s) since (#" + held.join(", #") +
-        "), kept and not ruled. If play went on, a misread ended the game at #" + t.ended_at + " or before: fix it on ",
-        h("a", { href: "/rulings/#e" + t.ended_at }, "the rulings page"), " and they are ruled where they happened."));
+        "), kept and not ruled. Still this game? Then a misread ended it at #" + t.ended_at + " or before: fix it on ",
+        h("a", { href: "/rulings/#e" + t.ended_at }, "the rulings page"), " and they are ruled where they happened. A new game? Set it up."));
     }
     return h("div", { class: "notice game-over" }, kids);
   }

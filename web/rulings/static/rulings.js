@@ -39,12 +39,29 @@
     return by + " at " + when(ev.t);
   }
 
-  function output(o) {
+  /* A setup after plays the camera saw past the last game's end: if they were this game's (it
+     began before anyone set it up), one tap adds each, in order, as a play the camera missed. */
+  function addHeld(o, ev, entries) {
+    const plays = o.held.map((s) => entries.find((e) => e.event.seq === s)).filter(Boolean).map((e) => e.event.cards);
+    if (!plays.length || !masta.isOperator()) return null;
+    if (entries.some((e) => e.event.type === "missed" && e.event.event === ev.seq)) return h("span", { class: "muted small" }, " (added)");
+    return h("button", { type: "button", class: "add-held", onclick: async () => {
+      let at = ev.seq;
+      for (const cards of plays) {
+        const r = await post("/rulings/api/corrections", { type: "missed", event: at, cards });
+        if (!r.ok) return;
+        at = r.body.event.seq;
+      }
+    } }, "Add them to this game");
+  }
+
+  function output(o, ev, entries) {
     const k = o.verdict || o.kind;
     const rules = [...new Set((o.reasons || []).map((r) => r.rule).filter(Boolean))];  // two reasons may cite one rule
     return h("div", { class: "out" }, h("span", { class: "tag " + k }, k), " ", o.plain || "",
       rules.length ? h("span", { class: "muted small" }, " (" + rules.join("; ") + ")") : null,
-      o.next ? h("span", { class: "muted small" }, " next " + o.next) : null);
+      o.next ? h("span", { class: "muted small" }, " next " + o.next) : null,
+      o.held && ev && ev.type === "setup" ? addHeld(o, ev, entries) : null);
   }
 
   const rankOf = (c) => (c === "JK" ? c : c.slice(0, -1));
@@ -244,7 +261,7 @@
         doubt(ev, r.settled),
         seatHint(ev, r.outputs, players),
         unsure(ev, r.outputs.some((o) => o.kind === "ruling"), voided.has(ev.seq)),
-        r.outputs.map(output),
+        r.outputs.map((o) => output(o, ev, entries)),
         evidence(ev),
         r.fixes.length ? h("div", { class: "fixes small" }, "Changed later: ",
           r.fixes.map((f) => h("div", {}, "#" + f.seq + " ", describe(f, ev), h("span", { class: "muted" }, " — " + who(f))))) : null,
