@@ -205,11 +205,41 @@ def _fix_kennard(svg: str) -> str:
     return re.sub(r'<use ([^>]*?)height="([-\d.]+)"', add, svg)
 
 
+#: the one font a vector deck's text is drawn in (Knoll's ranks ask for Arial): what a fresh
+#: machine has (fonts-dejavu-core), so that a deck looks the same wherever it is drawn
+SVG_FONT = "DejaVu Sans"
+
+
+def _pin_fonts(svg: str) -> str:
+    """Every font the SVG asks for, drawn in `SVG_FONT`. Which font fontconfig substitutes for
+    Arial depends on what is installed: DejaVu Sans on a fresh machine, Liberation Sans once
+    `make test` brought Debian's chromium (and with it fonts-liberation). So the benchmark's
+    Knoll games were drawn with one or the other Q depending on when they were rendered, and
+    read differently (model card, "Knoll's queens")."""
+    return re.sub(r"font-family:[^;\"]*", f"font-family:{SVG_FONT}", svg)
+
+
+@functools.lru_cache(maxsize=1)
+def _check_svg_font() -> None:
+    import shutil
+    import subprocess
+
+    if shutil.which("fc-match") is None:
+        return
+    found = subprocess.run(["fc-match", "-f", "%{family}", SVG_FONT], capture_output=True, text=True).stdout
+    if SVG_FONT not in found:
+        _warn(f"font {SVG_FONT!r} is not installed (fontconfig gives {found!r}): vector decks' text "
+              f"will not look as in the benchmark; install Debian's fonts-dejavu-core")
+
+
 def _render_svg(path: Path, height: int) -> np.ndarray:
     import cairosvg
     from PIL import Image
 
     svg = _fix_kennard(path.read_text())
+    if "font-family" in svg:
+        _check_svg_font()
+        svg = _pin_fonts(svg)
     m = re.search(r'viewBox="([-\d.\s]+)"', svg)
     vb = [float(v) for v in m.group(1).split()] if m else [0, 0, 2.5, 3.5]
     width = int(round(height * vb[2] / vb[3]))

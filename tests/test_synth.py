@@ -95,3 +95,22 @@ def test_every_present_style_has_faces_with_index_boxes():
             h, w = face.image.shape[:2]
             for x0, y0, x1, y1 in face.indices:
                 assert 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h, (style, face.card)
+
+
+def test_a_vector_decks_text_is_drawn_in_one_font_whatever_the_machine_has():
+    """Knoll's ranks ask for Arial, which fontconfig draws in whatever is installed (DejaVu
+    Sans on a fresh machine, Liberation Sans once chromium brought it): every family the SVG
+    names is drawn in SVG_FONT, so the held-out deck looks the same wherever it is drawn."""
+    import re
+
+    from datasets.faces import SHARED_DATA, SVG_FONT, _pin_fonts
+
+    path = SHARED_DATA / "art" / "knoll" / "QS.svg"
+    if not path.is_file():
+        import pytest
+        pytest.skip(f"{path} is absent (the shared data)")
+    svg = path.read_text()
+    asked = set(re.findall(r"font-family:([^;\"]*)", svg))
+    assert {"Arial", "Bitstream Vera Sans"} <= asked  # what the deck asks for
+    assert set(re.findall(r"font-family:([^;\"]*)", _pin_fonts(svg))) == {SVG_FONT}
+    assert _pin_fonts(svg).count("font-family:") == svg.count("font-family:")
