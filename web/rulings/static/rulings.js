@@ -45,7 +45,8 @@
     const plays = o.held.map((s) => entries.find((e) => e.event.seq === s)).filter(Boolean).map((e) => e.event.cards);
     if (!plays.length || !masta.isOperator()) return null;
     if (entries.some((e) => e.event.type === "missed" && e.event.event === ev.seq)) return h("span", { class: "muted small" }, " (added)");
-    return h("button", { type: "button", class: "add-held", onclick: async () => {
+    return h("button", { type: "button", class: "add-held", onclick: async (e) => {
+      e.currentTarget.disabled = true;  // one tap adds them once
       let at = ev.seq;
       for (const cards of plays) {
         const r = await post("/rulings/api/corrections", { type: "missed", event: at, cards });
