@@ -185,7 +185,8 @@ EVENT_SPECS: dict[str, EventSpec] = {s.type: s for s in (
               doc="a PEUPLE or the VICE-MASTA votes whether order `order` serves all"),
 )}
 
-#: Events that belong to the play of one game: refused once that game has ended.
+#: Events that belong to the play of one game: refused once that game has ended, except a fix
+#: naming one of its events and what the camera sees (held: `referee.table.is_camera_play`).
 PLAY_TYPES = frozenset({"cards_played", "pot_cleared", "played_by", "target", "picked_up",
                         "player_out", "counts", "confirm"})
 

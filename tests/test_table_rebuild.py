@@ -1,7 +1,7 @@
 """Corrections rebuild the game exactly: no-op corrections change nothing, undo is exact."""
 from __future__ import annotations
 
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from referee.camera_stream import stream_game
 from referee.events import EventError
@@ -175,8 +175,6 @@ def test_two_plays_missed_one_after_the_other_and_the_first_play_of_a_game():
 def test_nothing_is_missed_after_a_game_ended():
     """A play or clear named after the game's end is refused, and the game stays as it was."""
     import pytest
-
-    from referee.events import EventError
 
     ref = TableReferee.replay(GAMES[0].events)
     assert ref.view()["over"]

@@ -34,11 +34,11 @@ import cv2
 import numpy as np
 
 from datasets.faces import SHARED_DATA
+from masta.pool import process_pool
 from vision.boxes import iou
 from vision.card_face import FACE_H, FACE_MODEL_NAME, FACE_W
 from vision.classifier import CLASSES, CROP, CROP_MARGIN, NONE, NONE_ID, crop_index
 from vision.detector import CLASSIFIER_NAME, DETECTOR_NAME
-from masta.pool import process_pool
 from vision.evaluate import read_yolo_labels, read_yolo_names
 
 REAL_DIR = SHARED_DATA / "real" / "poker-cards"

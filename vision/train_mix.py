@@ -333,8 +333,8 @@ def prepare(work: Path, styles: list[str], synth_count: int, video_count: int,
     import cv2
 
     from datasets.faces import HELD_OUT_STYLES
-    from masta.pool import process_pool
     from datasets.synth import write_dataset
+    from masta.pool import process_pool
     from vision.train import synth_crops, training_video_spec
 
     held = [s for s in styles if s in HELD_OUT_STYLES]

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.cards import UnknownCard, parse_card
+from referee.events import PLAY_TYPES
 from referee.table import is_camera_mismatch
 
 from .errors import ApiError
@@ -105,8 +106,7 @@ def _taken_after_end(raw: dict, kind: str, source: str) -> bool:
     undone that way: who played a play, who took a pot), and what the camera sees land or go
     (held by the referee, ruled in place if that end is undone). A person's new play is
     refused: the next game needs setting up first."""
-    if kind not in ("cards_played", "pot_cleared", "played_by", "target", "picked_up",
-                    "player_out", "counts", "confirm"):
+    if kind not in PLAY_TYPES:
         return True
     if kind in ("played_by", "target", "picked_up", "confirm"):
         return raw.get("event") not in (None, "")
