@@ -186,9 +186,21 @@ EVENT_SPECS: dict[str, EventSpec] = {s.type: s for s in (
 )}
 
 #: Events that belong to the play of one game: refused once that game has ended, except a fix
-#: naming one of its events and what the camera sees (held: `referee.table.is_camera_play`).
+#: naming one of its events and what the camera sees (`taken_after_end`).
 PLAY_TYPES = frozenset({"cards_played", "pot_cleared", "played_by", "target", "picked_up",
                         "player_out", "counts", "confirm"})
+
+
+def taken_after_end(ev: dict) -> bool:
+    """Does a game that is over still take `ev`? Anything not of its play; a fix naming one of
+    its events (a wrong end is undone that way: who played a play, who took a pot); the pot
+    going (tidying the table); and a play the camera saw land (held, ruled in place if that end
+    is undone: an unread play can end a game too early). A person's new play is refused: the
+    next game needs setting up first. One rule for the referee and the web's early refusal."""
+    kind = ev.get("type")
+    if kind not in PLAY_TYPES or kind == "pot_cleared" or ev.get("event") not in (None, ""):
+        return True
+    return kind == "cards_played" and ev.get("source") == "camera"
 
 
 def validate_event(raw: Any, *, seq: int | None = None, now: float | None = None) -> dict:

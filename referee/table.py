@@ -38,7 +38,7 @@ from typing import Any
 from referee import pile as pilelib
 from referee.cards import JOKER, RANKS, rank_of
 from referee.evening import EveningBook, GameResult, titles_for
-from referee.events import PLAY_TYPES, EventError, validate_event
+from referee.events import EventError, taken_after_end, validate_event
 from referee.ledger import Ledger
 from referee.rules import Preset, load_preset
 from referee.ruling import ILLEGAL, PENALTY, Reason, Ruling
@@ -155,12 +155,6 @@ def is_camera_mismatch(ev: dict) -> bool:
     """A note the camera left where something landed that it could not read as a play
     (`meta.mismatch`): a `correct` event may name its cards, and it then counts as that play."""
     return ev.get("type") == "note" and bool((ev.get("meta") or {}).get("mismatch"))
-
-
-def is_camera_play(ev: dict) -> bool:
-    """A play the camera saw. After the game's end one is kept and held, ruled only if a
-    correction undoes that end (an unread or misread play can end a game wrongly)."""
-    return ev.get("type") == "cards_played" and ev.get("source") == "camera"
 
 
 def _in_play_order(log: list[dict], voided: set[int]) -> list[dict]:
@@ -344,8 +338,7 @@ class TableReferee:
         # after the end only corrections of this game's events (and tidying up) are taken, and
         # what the camera sees land: the end may be wrong (an unread play before it), so its
         # plays are held, to be ruled in place once a person undoes that end
-        if g.over and t in PLAY_TYPES and t != "pot_cleared" and "event" not in ev \
-                and not is_camera_play(ev):
+        if g.over and not taken_after_end(ev):
             raise EventError(f"{t} event {ev['seq']}: game {g.number} ended at event "
                              f"{g.end_seq} ({', '.join(g.order)}); start the next game with a "
                              f"setup event", seq=ev["seq"])

@@ -95,3 +95,20 @@ def test_any_card_list_roundtrips_through_json(cards, source):
 
 def test_every_type_has_a_doc():
     assert all(spec.doc for spec in EVENT_SPECS.values())
+
+
+@pytest.mark.parametrize("ev, taken", [
+    ({"type": "cards_played", "source": "operator", "cards": ["5H"]}, False),  # a person plays on
+    ({"type": "cards_played", "source": "camera", "cards": ["5H"]}, True),  # held, in case the end was wrong
+    ({"type": "played_by", "source": "operator", "player": "Bob"}, False),
+    ({"type": "played_by", "source": "operator", "player": "Bob", "event": 7}, True),  # a fix of the game
+    ({"type": "picked_up", "source": "operator", "player": "Bob", "event": ""}, False),
+    ({"type": "counts", "source": "operator", "player": "Bob", "hand": 2}, False),
+    ({"type": "pot_cleared", "source": "operator"}, True),  # tidying the table
+    ({"type": "note", "source": "operator", "text": "gg"}, True),
+    ({"type": "vote", "source": "operator"}, True),
+])
+def test_what_a_finished_game_still_takes(ev, taken):
+    from referee.events import taken_after_end
+
+    assert taken_after_end(ev) is taken

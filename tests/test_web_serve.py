@@ -219,6 +219,15 @@ def test_after_the_end_a_person_may_fix_the_game_but_not_play_on(tmp_path):
                    headers=head)
     assert fixed.status_code == 201, fixed.json
     assert len(table.log) == n + 1 and table.log[-1]["type"] == "played_by"
+    assert table.view()["table"]["over"]  # that fix left the end where it was
+    # a person may tidy the table (the referee takes it too: one rule, referee.events.taken_after_end)
+    cleared = c.post("/manual/api/events", json={"type": "pot_cleared"}, headers=head)
+    assert cleared.status_code == 201, cleared.json
+    assert table.log[-1]["type"] == "pot_cleared" and table.log[-1]["source"] != "camera"
+    # a played_by naming no event after the end is a new claim: refused, nothing stored
+    unnamed = c.post("/manual/api/events", json={"type": "played_by", "player": who}, headers=head)
+    assert unnamed.status_code == 409 and "set up the next game" in unnamed.json["error"]
+    assert len(table.log) == n + 2
 
 
 def test_camera_runner_reads_a_real_video_and_shows_frames(tmp_path):

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.cards import UnknownCard, parse_card
-from referee.events import PLAY_TYPES
+from referee.events import taken_after_end
 from referee.table import is_camera_mismatch
 
 from .errors import ApiError
@@ -101,18 +101,6 @@ def _players_list(value: Any) -> list[str]:
     return names
 
 
-def _taken_after_end(raw: dict, kind: str, source: str) -> bool:
-    """What a game that is over still takes: a fix naming one of its events (a wrong end is
-    undone that way: who played a play, who took a pot), and what the camera sees land or go
-    (held by the referee, ruled in place if that end is undone). A person's new play is
-    refused: the next game needs setting up first."""
-    if kind not in PLAY_TYPES:
-        return True
-    if kind in ("played_by", "target", "picked_up", "confirm"):
-        return raw.get("event") not in (None, "")
-    return source == "camera" and kind in ("cards_played", "pot_cleared")
-
-
 def normalise(raw: Any, *, log: list[dict], players: list[str] | None, presets: list[str] | None,
               game_over: bool = False, allowed: tuple[str, ...] = TABLE_TYPES,
               source: str = "operator") -> dict:
@@ -166,7 +154,7 @@ def normalise(raw: Any, *, log: list[dict], players: list[str] | None, presets: 
         raise bad("no game is set up at this table yet: start one on the set-up page")
     if kind == "vote":  # votes may come after the game is over: they are about its titles
         game_over = False
-    if game_over and not _taken_after_end(raw, kind, source):
+    if game_over and not taken_after_end({"type": kind, "source": source, "event": raw.get("event")}):
         raise ApiError(409, "this game is over: set up the next game on the set-up page")
     if kind == "cards_played":
         ev["cards"] = cards_field(raw.get("cards"))
