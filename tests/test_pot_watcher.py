@@ -918,9 +918,10 @@ def test_a_hand_resting_at_the_pot_and_leaving_is_no_unread_card():
 
 
 @pytest.mark.parametrize("probs, at, offered", [
-    ({"QH": 0.35, "QD": 0.3, "6H": 0.1}, "landed", ["QH", "QD"]),  # the unread card's index, faintly
+    ({"QH": 0.35, "QD": 0.3, "6H": 0.06}, "landed", ["QH", "QD"]),  # the unread card's index, faintly
     ({"QH": 0.35, "QD": 0.3}, "away", []),                         # off the pot, where nothing changed
-    ({"QH": 0.2, "QD": 0.15}, "landed", []),                       # under `faint_mate`
+    ({"QH": 0.2, "QD": 0.15}, "landed", ["QH", "QD"]),             # faint, but at `guess_floor` or more
+    ({"QH": 0.08, "QD": 0.06}, "landed", []),                      # under `guess_floor`
     ({"4C": 0.6, "QD": 0.35}, "landed", ["QD"]),                   # 4C is on the pot already
 ])
 def test_a_card_that_lands_unread_offers_what_the_reads_half_saw_there(probs, at, offered):
