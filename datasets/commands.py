@@ -59,9 +59,16 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
 
 def cmd_faces(args: argparse.Namespace) -> int:
-    from datasets.faces import FACE_CACHE_ENV, save_faces
+    from datasets.faces import FACE_CACHE_ENV, drawn_font, save_faces
 
     styles = _styles(args.styles)
+    if args.fonts:  # which font each drawn deck is written in here: it follows what is installed
+        for style in styles:
+            if style.startswith("drawn-"):
+                print(f"{style}\t{drawn_font(style) or '(no fonts installed)'}")
+        return 0
+    if not args.out:
+        raise SystemExit("masta data faces: give --out FOLDER (or --fonts to list the drawn decks' fonts)")
     written = save_faces(list(styles), args.out)
     size = sum(p.stat().st_size for p in written) / 2**20
     print(f"cached {len(written)} face styles in {args.out} ({size:.1f} MiB); "
@@ -76,10 +83,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                    "boxes) to one file per style. With MASTA_FACE_CACHE set to that "
                                    "folder, masta reads those styles from it: a machine without "
                                    "../shared/data, cairosvg or the fonts draws the same decks.")
-    p.add_argument("--out", required=True, help="the cache folder")
+    p.add_argument("--out", help="the cache folder (each drawn deck's font is recorded there)")
     p.add_argument("--styles", default="train",
                    help="'train' (the default: all but the held-out decks), 'held-out', 'all', "
                         "or a comma list such as kennard-4color,drawn-03")
+    p.add_argument("--fonts", action="store_true",
+                   help="only list the font file each drawn deck is written in on this machine "
+                        "(it follows the fonts installed: `make train-fonts` installs the recipe's)")
     p.set_defaults(func=cmd_faces)
     p = sub.add_parser("synth", help="synthetic pot images with corner-index labels",
                        description="Draw synthetic pots (piles of cards on tables) with the "

@@ -134,6 +134,8 @@ def save_faces(styles: list[str], folder: str | Path) -> list[Path]:
                 raise ValueError(f"cannot encode {style} {card}")
             arrays[f"{card}.png"] = png.reshape(-1)
             arrays[f"{card}.boxes"] = np.array(f.indices, np.float64).reshape(-1, 4)
+        if style.startswith("drawn-"):  # which font it was drawn in: it depends on the machine
+            arrays["font"] = np.array(Path(drawn_font(style) or "").name)
         path = folder / f"{style}.npz"
         np.savez(path, **arrays)
         written.append(path)
@@ -387,19 +389,46 @@ def _inside(box: Box, w: int, h: int) -> Box:
     return (max(0.0, box[0]), max(0.0, box[1]), min(float(w), box[2]), min(float(h), box[3]))
 
 
+def drawn_font(style: str) -> str | None:
+    """The font file drawn style `style` writes its ranks in on this machine (None: no fonts).
+    It is picked from the fonts installed, so it changes with them: a training run records it
+    (`save_faces` beside each cached deck), and `masta data faces --fonts` lists them."""
+    seed = int(style.split("-")[1])
+    return _pick_font(seed, np.random.default_rng(1000 + seed))
+
+
+def _pick_font(seed: int, rng: np.random.Generator) -> str | None:
+    """The drawn style's font: its generator's first draw (so the rest of the deck's draws stay
+    as they were). drawn-00 to drawn-15 pick among `FIRST_FONT_DIRS` only; missing one of those
+    families, the pick moves to other fonts and the deck is not the recipe's: warned once."""
+    fonts = available_fonts()
+    if seed < FIRST_FONT_STYLES:
+        _check_first_fonts(tuple(fonts))
+        fonts = [f for f in fonts if any(k in f for k in FIRST_FONT_DIRS)] or fonts
+    if not fonts:
+        return None
+    return fonts[int(rng.integers(len(fonts)))]
+
+
+@functools.lru_cache(maxsize=4)
+def _check_first_fonts(fonts: tuple[str, ...]) -> None:
+    missing = [d.strip("/") for d in FIRST_FONT_DIRS if not any(d in f for f in fonts)]
+    if missing:
+        _warn(f"no {' or '.join(missing)} fonts installed: drawn-00 to drawn-{FIRST_FONT_STYLES - 1:02d} "
+              f"are drawn in other fonts than the committed models trained on; install them first "
+              f"(`make train-fonts`) to train as the recipe does")
+
+
 def _draw_deck(style: str) -> dict[str, Face]:
     """A whole deck in one drawn style: one font, one layout, one palette, seeded by name."""
     from PIL import Image, ImageDraw, ImageFont
 
     seed = int(style.split("-")[1])
     rng = np.random.default_rng(1000 + seed)
-    fonts = available_fonts()
-    if seed < FIRST_FONT_STYLES:
-        fonts = [f for f in fonts if any(k in f for k in FIRST_FONT_DIRS)] or fonts
-    if not fonts:
+    font_path = _pick_font(seed, rng)
+    if font_path is None:
         _warn("no TrueType fonts installed: drawn styles skipped")
         return {}
-    font_path = fonts[int(rng.integers(len(fonts)))]
     shape_font = _suit_font() if rng.random() < 0.7 else None
     aspect = float(rng.choice([1.4, 1.4, 1.56]))
     h = FACE_HEIGHT

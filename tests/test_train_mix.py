@@ -167,6 +167,41 @@ def test_cached_faces_are_read_back_as_drawn_without_their_source(tmp_path, monk
         faces_mod.load_faces.cache_clear()
 
 
+def test_a_cached_drawn_deck_records_its_font(tmp_path):
+    faces_mod.save_faces(["drawn-00"], tmp_path)
+    with np.load(tmp_path / "drawn-00.npz") as data:
+        assert str(data["font"]) == Path(faces_mod.drawn_font("drawn-00")).name
+
+
+def test_a_drawn_deck_follows_the_fonts_installed_and_says_when_they_are_not_the_recipes(monkeypatch, capsys):
+    """drawn-00 to drawn-15 pick among DejaVu and Liberation only; without Liberation (a machine
+    where chromium never brought fonts-liberation) the deck is another one, and it says so."""
+    fonts = faces_mod.available_fonts()
+    if not any("/liberation/" in f for f in fonts) or not any("/dejavu/" in f for f in fonts):
+        pytest.skip("needs both DejaVu and Liberation installed (make test installs them with chromium)")
+    first = [faces_mod.drawn_font(f"drawn-{i:02d}") for i in range(faces_mod.FIRST_FONT_STYLES)]
+    assert all(f in fonts and ("/dejavu/" in f or "/liberation/" in f) for f in first)
+    assert first == [faces_mod.drawn_font(f"drawn-{i:02d}") for i in range(faces_mod.FIRST_FONT_STYLES)]
+    assert "make train-fonts" not in capsys.readouterr().err
+    monkeypatch.setattr(faces_mod, "available_fonts", lambda: [f for f in fonts if "/liberation/" not in f])
+    without = [faces_mod.drawn_font(f"drawn-{i:02d}") for i in range(faces_mod.FIRST_FONT_STYLES)]
+    assert without != first and all("/liberation/" not in f for f in without)
+    err = capsys.readouterr().err
+    assert "no liberation fonts installed" in err and "make train-fonts" in err
+
+
+def test_masta_data_faces_lists_the_drawn_decks_fonts():
+    run = subprocess.run([sys.executable, "-m", "masta", "data", "faces", "--fonts", "--styles",
+                          "drawn-00,drawn-20"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    lines = [line.split("\t") for line in run.stdout.splitlines()]
+    assert [s for s, _ in lines] == ["drawn-00", "drawn-20"]
+    assert lines[0][1] == faces_mod.drawn_font("drawn-00") and Path(lines[1][1]).is_file()
+    bare = subprocess.run([sys.executable, "-m", "masta", "data", "faces"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert bare.returncode != 0 and "--out" in bare.stderr
+
+
 def test_a_cached_vector_style_counts_as_present_without_the_shared_data(tmp_path, monkeypatch):
     (tmp_path / "cache").mkdir()
     x = np.full((10, 8, 3), 255, np.uint8)
