@@ -152,8 +152,7 @@ def normalise(raw: Any, *, log: list[dict], players: list[str] | None, presets: 
         return ev
     if players is None:
         raise bad("no game is set up at this table yet: start one on the set-up page")
-    if kind == "vote":  # votes may come after the game is over: they are about its titles
-        game_over = False
+    # votes, notes and duties come after the end too (votes are about its titles)
     if game_over and not taken_after_end({"type": kind, "source": source, "event": raw.get("event")}):
         raise ApiError(409, "this game is over: set up the next game on the set-up page")
     if kind == "cards_played":
