@@ -68,7 +68,7 @@ def cmd_faces(args: argparse.Namespace) -> int:
                 print(f"{style}\t{drawn_font(style) or '(no fonts installed)'}")
         return 0
     if not args.out:
-        raise SystemExit("masta data faces: give --out FOLDER (or --fonts to list the drawn decks' fonts)")
+        raise ValueError("faces: give --out FOLDER (or --fonts to list the drawn decks' fonts)")
     written = save_faces(list(styles), args.out)
     size = sum(p.stat().st_size for p in written) / 2**20
     print(f"cached {len(written)} face styles in {args.out} ({size:.1f} MiB); "

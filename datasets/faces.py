@@ -393,8 +393,13 @@ def drawn_font(style: str) -> str | None:
     """The font file drawn style `style` writes its ranks in on this machine (None: no fonts).
     It is picked from the fonts installed, so it changes with them: a training run records it
     (`save_faces` beside each cached deck), and `masta data faces --fonts` lists them."""
+    return _pick_font(*_deck_seed(style))
+
+
+def _deck_seed(style: str) -> tuple[int, np.random.Generator]:
+    """A drawn style's number and the generator its deck is drawn from (its font first)."""
     seed = int(style.split("-")[1])
-    return _pick_font(seed, np.random.default_rng(1000 + seed))
+    return seed, np.random.default_rng(1000 + seed)
 
 
 def _pick_font(seed: int, rng: np.random.Generator) -> str | None:
@@ -423,8 +428,7 @@ def _draw_deck(style: str) -> dict[str, Face]:
     """A whole deck in one drawn style: one font, one layout, one palette, seeded by name."""
     from PIL import Image, ImageDraw, ImageFont
 
-    seed = int(style.split("-")[1])
-    rng = np.random.default_rng(1000 + seed)
+    seed, rng = _deck_seed(style)
     font_path = _pick_font(seed, rng)
     if font_path is None:
         _warn("no TrueType fonts installed: drawn styles skipped")
