@@ -962,9 +962,10 @@ class TableReferee:
         `finishing_order`, `over`, `titles` (None until the game has ended), `ended_at` (the
         event that ended it),
         `latest_ruling`, `prompts`, `suspicions`, `awaiting_target`, `pending_duties`,
-        `burned` (cards seen burned), `held` (the camera's plays seen after the game's end,
-        kept unruled: play going on means a misread ended it), `events` (how many events in
-        the log), `fits` (the ranks
+        `burned` (cards seen burned), `jokers` (how many jokers the game's decks hold: none in
+        most presets, so a joker the camera reads is a misread), `held` (the camera's plays
+        seen after the game's end, kept unruled: play going on means a misread ended it),
+        `events` (how many events in the log), `fits` (the ranks
         that may go on the pot now, jokers `JK`; None once the game is over: the camera's
         legality prior, `vision.pipeline.priors_from_view`).
         """
@@ -994,7 +995,7 @@ class TableReferee:
             "suspicions": list(g.suspicions), "awaiting_target": g.awaiting_target is not None,
             "target": g.target, "pending_duties": self.book.pending_duties(g.started),
             "burned": g.ledger.burned(), "held": list(g.held), "ended_at": g.end_seq,
-            "events": len(self.log),
+            "events": len(self.log), "jokers": g.decks * g.preset.table.jokers_per_deck,
             "fits": None if g.over else [r for r in (*RANKS, JOKER) if pilelib.fits(g.preset, g.pile, r)],
         }
 

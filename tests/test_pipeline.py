@@ -15,7 +15,7 @@ from datasets.game_video import (GameRenderer, OracleDetector, VideoSpec, read_f
                                  seat_hints, seat_zones)
 from referee.table import TableReferee
 from vision.pipeline import Pipeline, priors_from_view
-from vision.pot_watcher import PotWatcher, WatcherConfig
+from vision.pot_watcher import PotWatcher, WatcherConfig, consensus
 from vision.source import open_source
 
 
@@ -158,13 +158,34 @@ def test_priors_from_the_referees_view_know_what_may_go_on_the_pot():
     ref.apply({"type": "setup", "source": "operator", "players": ["Ann", "Bob", "Cy"], "dealer": "Ann",
                "preset": "fr", "game": 1, "decks": 1})
     empty = priors_from_view(ref.view())
-    assert {empty.weight(c) for c in ("5C", "KH", "9D", "JK")} == {1.0}
+    assert {empty.weight(c) for c in ("5C", "KH", "9D")} == {1.0}
+    assert empty.weight("JK") < 1.0 and "JK" in empty.impossible  # fr is played without jokers
     ref.apply({"type": "cards_played", "source": "camera", "cards": ["9C"]})
     assert priors_from_view(ref.view()).weight("5H") == 1.0  # the legality prior is off by default
     nine = replace(priors_from_view(ref.view()), unfit_weight=0.5)
     assert nine.weight("5H") < nine.weight("KH") == nine.weight("9D") == nine.weight("2S") == 1.0
     assert nine.weight("9C") == 1.0  # the 9 itself lies on the pot: never weighed down
     assert priors_from_view({"pot": ["9C"]}).fitting is None  # a view without `fits`: no prior
+    assert priors_from_view({"pot": ["9C"]}).weight("JK") == 1.0  # nor any word on jokers
+
+
+def test_a_joker_read_where_the_preset_deals_none_is_a_misread_asked_about():
+    """`nl` plays with two jokers a deck, `fr` with none: read in an `fr` game, a joker is
+    weighed down (another read of the same index wins) and, alone, marked for a check; in an
+    `nl` game it stands as read."""
+    from test_pot_watcher import Det
+
+    box = (100.0, 100.0, 130.0, 144.0)
+    for preset, jokers in (("fr", 0), ("nl", 2)):
+        ref = TableReferee()
+        ref.apply({"type": "setup", "source": "operator", "players": ["Ann", "Bob", "Cy"], "dealer": "Ann",
+                   "preset": preset, "game": 1, "decks": 1})
+        assert ref.view()["jokers"] == jokers
+        priors = priors_from_view(ref.view())
+        alone = consensus([[Det("JK", 0.9, box)]] * 3, priors, WatcherConfig())
+        assert [o.card for o in alone] == ["JK"] and alone[0].low_conf is (jokers == 0)
+        mixed = [[Det("JK", 0.7, box)], [Det("JK", 0.7, box)], [Det("9H", 0.5, box)]]
+        assert [o.card for o in consensus(mixed, priors, WatcherConfig())] == (["9H"] if jokers == 0 else ["JK"])
 
 
 def test_a_card_that_shows_after_its_play_was_ruled_corrects_that_play(tmp_path):

@@ -48,6 +48,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from referee.cards import JOKER
 from vision.pot_watcher import PotWatcher, Priors, WatchEvent, WatcherConfig
 from vision.source import Frame, FrameSource, SourceStatus
 
@@ -106,12 +107,15 @@ class PipelineStats:
 
 
 def priors_from_view(view: Any, decks: int = 1) -> Priors:
-    """Priors from a table referee's `view()`: burned cards cannot come back (one deck), and
-    the ranks that may go on the pot now (the view's `fits`) are likelier.
+    """Priors from a table referee's `view()`: burned cards cannot come back (one deck), a
+    joker cannot be on the pot of a game played without them (the view's `jokers` 0: most
+    presets; a joker read there is a misread, asked about), and the ranks that may go on the
+    pot now (the view's `fits`) are likelier.
 
     Tolerant by design: it reads a `burned` list wherever the view keeps one, and leaves the
     legality prior out when the view has no `fits` (no game, or the game is over)."""
     burned: set[str] = set()
+    no_jokers = False
     fitting: frozenset[str] | None = None
     on_pot: frozenset[str] = frozenset()
     if isinstance(view, dict):
@@ -126,7 +130,9 @@ def priors_from_view(view: Any, decks: int = 1) -> Priors:
                     burned.add(str(card))
         decks = int(view.get("decks", decks) or decks)
         fitting, on_pot = _fitting(view)
-    return Priors(frozenset(burned) if decks == 1 else frozenset(), copies=decks, fitting=fitting, on_pot=on_pot)
+        no_jokers = view.get("jokers") == 0
+    impossible = (burned if decks == 1 else set()) | ({JOKER} if no_jokers else set())
+    return Priors(frozenset(impossible), copies=decks, fitting=fitting, on_pot=on_pot)
 
 
 def _fitting(view: dict) -> tuple[frozenset[str] | None, frozenset[str]]:

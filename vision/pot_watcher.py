@@ -1092,18 +1092,20 @@ class PotWatcher:
     def _guesses(self, image: np.ndarray, most: int = 3) -> list[str]:
         """For a card that landed unread: the likeliest cards of the last read's index boxes
         where the pot changed, read too unsurely to be cards (at least `guess_floor`), none on
-        the pot already; the page offers each as one tap ("Played here"). On the held-out
-        videos 22 of 41 missed plays came with a mismatch that offered nothing to tap; with
-        the floor at 0.1 (0.3 before) the benchmark's right card is offered 6 times more (one
-        tap fixes 43 errors, not 37). Not played as a guess: its likeliest card is right 5
-        times in 14 there (an unseen deck's jack read as a 7 or a king), and a wrong guess is
-        ruled, a false accusation (models/MODEL_CARD.md, "A card that lands unread")."""
+        the pot already nor impossible (`Priors.impossible`: burned, or a joker where none are
+        dealt); the page offers each as one tap ("Played here"). On the held-out videos 22 of
+        41 missed plays came with a mismatch that offered nothing to tap; with the floor at 0.1
+        (0.3 before) the benchmark's right card is offered 6 times more (one tap fixes 43
+        errors, not 37). Not played as a guess: its likeliest card is right 5 times in 14
+        there (an unseen deck's jack read as a 7 or a king), and a wrong guess is ruled, a
+        false accusation (models/MODEL_CARD.md, "A card that lands unread")."""
         votes: Counter[str] = Counter()
+        impossible = self._priors().impossible  # a burned card, a joker where none are dealt
         for d in getattr(self._last_read, "indices", ()):
             if not self.in_zone(d.box, image.shape) or self._box_change(d.box, image) < self.cfg.faint_change:
                 continue
             for card, p in (getattr(d, "reads", None) or {}).items():
-                if p >= self.cfg.guess_floor and self.pot_seen[card] == 0:
+                if p >= self.cfg.guess_floor and self.pot_seen[card] == 0 and card not in impossible:
                     votes[card] += p
         return [card for card, _ in votes.most_common(most)]
 
