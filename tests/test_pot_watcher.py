@@ -923,6 +923,8 @@ def test_a_hand_resting_at_the_pot_and_leaving_is_no_unread_card():
     ({"QH": 0.2, "QD": 0.15}, "landed", ["QH", "QD"]),             # faint, but at `guess_floor` or more
     ({"QH": 0.08, "QD": 0.06}, "landed", []),                      # under `guess_floor`
     ({"4C": 0.6, "QD": 0.35}, "landed", ["QD"]),                   # 4C is on the pot already
+    ({"JK": 0.6, "QD": 0.35}, "landed", ["QD"]),                   # no jokers in this game (below)
+    ({"9S": 0.6, "QD": 0.35}, "landed", ["QD"]),                   # 9S was burned (below)
 ])
 def test_a_card_that_lands_unread_offers_what_the_reads_half_saw_there(probs, at, offered):
     """The mismatch of a card that landed unread names the cards its index was faintly read as,
@@ -935,7 +937,8 @@ def test_a_card_that_lands_unread_offers_what_the_reads_half_saw_there(probs, at
     _unreadable(s, "QD", landed)
     box = (135, 100, 143, 114) if at == "landed" else (20, 20, 28, 34)  # "away": outside the zone
     index = _faint_index(max(probs, key=probs.get), probs, box)
-    w, events = PotWatcher(WatcherConfig(unread_change=0.3)), []
+    impossible = frozenset({"JK", "9S"})  # what the referee rules out: no jokers dealt, 9S burned
+    w, events = PotWatcher(WatcherConfig(unread_change=0.3), priors_fn=lambda: Priors(impossible)), []
     for i, img in enumerate(s.frames):
         reads = CardReads(list(s.dets[i]), [index] if i >= landed else [])
         events += w.feed(img, i / 30.0, i, lambda _img, r=reads: r)
