@@ -147,10 +147,11 @@ UNFIT_WEIGHT = 1.0
 
 @dataclass
 class Priors:
-    """What the referee knows: cards that cannot be on the pot (burned in a one-deck game),
-    how many copies of each card exist (decks), and which ranks may go on the pot now
-    (`fitting`; None: unknown). `on_pot`: the cards already there, which the legality prior
-    leaves alone (they were legal when played, whatever the pot asks for now)."""
+    """What the referee knows: cards that cannot be on the pot (burned in a one-deck game, a
+    joker in a game dealt without them), how many copies of each card exist (decks), and
+    which ranks may go on the pot now (`fitting`; None: unknown). `on_pot`: the cards already
+    there, which the legality prior leaves alone (they were legal when played, whatever the
+    pot asks for now)."""
     impossible: frozenset[str] = frozenset()
     copies: int = 1
     fitting: frozenset[str] | None = None
