@@ -1115,13 +1115,21 @@ def missed_taps(cards: list[str] | None) -> int:
     return 2 + (1 if cards is None else picker_taps([], cards) + 1)
 
 
+def _shared(g: dict, ev: dict) -> bool:
+    """Do decision `g` and truth event `ev` have a card in common?"""
+    return bool(Counter(g.get("cards") or []) & Counter(ev.get("cards") or []))
+
+
 def score_events(truth: list[dict], got: list[dict], window: float = 3.0) -> Score:
     """Match decisions to truth. `truth`: the truth file's camera events (`type`, `cards`,
     `t_rest`); `got`: `{"type", "cards", "t", "latency"?}` where `type` is `cards_played`,
     `pot_cleared` or `mismatch`. A decision can match a truth event of its type whose rest
     time lies within `window` seconds before it: first the decisions with exactly the right
-    cards (earliest first), then the rest (a play read with the wrong cards); what is left is
-    missed (truth) or extra (decisions). One early mistake does not shift every later match."""
+    cards (earliest first), then the rest (a play read with the wrong cards), where a decision
+    with no card of a play but one of a later play it fits is that later play's reading (an
+    unread play, then the next read short: the reading is the next play's, not the unread
+    one's); what is left is missed (truth) or extra (decisions). One early mistake does not
+    shift every later match."""
     s = Score()
     used = [False] * len(got)
     named_by: set[int] = set()  # mismatches a person names as a missed play with one tap
@@ -1140,6 +1148,10 @@ def score_events(truth: list[dict], got: list[dict], window: float = 3.0) -> Sco
                 if exact and sorted(g.get("cards") or []) != sorted(ev.get("cards") or []) \
                         and ev["type"] == "cards_played":
                     continue
+                if not exact and ev["type"] == "cards_played" and not _shared(g, ev) and any(
+                        match[k] is None and _shared(g, truth[k]) and fits(truth[k], g)
+                        for k in range(i + 1, len(truth))):
+                    continue  # a later play's reading (a card of it), not this one's
                 used[j], match[i] = True, j
                 break
     for i, ev in enumerate(truth):

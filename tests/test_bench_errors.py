@@ -253,3 +253,26 @@ def test_deck_settings_are_parsed_and_bad_ones_refused():
     for bad in ("5,0.02", "x,0.02,0.9", "0,0.02,0.9", "5,0,0.9"):
         with pytest.raises(argparse.ArgumentTypeError, match="K"):
             pipeline.deck_settings(bad)
+
+
+def test_a_reading_goes_to_the_play_it_shares_a_card_with_not_an_earlier_one():
+    """bench-0106 at 128.2 s: Knoll's JD JH JS land unread (a mismatch shown), then QC QS QH
+    are read as "QS". Earliest first, the QS went to the jacks ("played JD JH JS, read QS")
+    and the queens were missed with nothing shown: an error untold that the page did ask
+    about. A decision sharing no card with a play, but one with the next play it fits, is
+    the next play's reading; with none in common it stays the earlier play's misread."""
+    from datasets.game_video import score_events
+
+    truth = [{"type": "cards_played", "cards": ["JD", "JH", "JS"], "t_rest": 128.2},
+             {"type": "cards_played", "cards": ["QC", "QS", "QH"], "t_rest": 130.0}]
+    got = [{"type": "mismatch", "cards": ["JC", "KH", "QD"], "t": 128.4, "low_conf": True},
+           {"type": "cards_played", "cards": ["QS"], "t": 130.4, "low_conf": True}]
+    s = score_events(truth, got)
+    assert s.errors == ["t=128.20: cards_played JD JH JS missed (a mismatch shown)",
+                        "t=130.00: played QC QS QH, read QS (flagged)",
+                        "t=128.40: extra mismatch JC KH QD (flagged)"]  # a mismatch matches no play
+    assert s.missed_noted == 1 and s.wrong_flagged == 1 and s.extra == 1
+    # read as a 6 (no card of the queens): still the jacks' misread, the queens missed
+    six = [got[0], dict(got[1], cards=["6S"])]
+    assert score_events(truth, six).errors[:2] == ["t=128.20: played JD JH JS, read 6S (flagged)",
+                                                   "t=130.00: cards_played QC QS QH missed"]

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from vision.pot_watcher import (Observation, PotWatcher, Priors, WatcherConfig, _one_card_two_corners, _sure_play,
-                                consensus)
+from vision.pot_watcher import (Observation, PotWatcher, Priors, WatcherConfig, _inside_play,
+                                _one_card_two_corners, _sure_play, consensus)
 
 W, H = 320, 240
 CARD = (30, 44)
@@ -633,6 +633,18 @@ def test_one_cards_two_corners_are_found_beside_a_faint_stray_but_not_beside_a_s
     assert _one_card_two_corners([d3, half, s3], 0.3) == ([d3, half, s3], [])
 
 
+def test_a_lower_card_is_not_read_inside_a_played_cards_box():
+    """A card under the play shows its index outside the cards on it: a read inside a played
+    card's box is that card's own print (bench-0109: a KH's index read KD; bench-0105: a KD's
+    face read KH), unless the played card's reads lean to it too (its box may span both)."""
+    kh = _obs("KH", 0.46, (594, 284, 617, 306), votes={"KH": 0.46, "KD": 0.16})
+    assert _inside_play((600, 283, 615, 304), "KD", [kh])
+    assert not _inside_play((560, 283, 575, 304), "KD", [kh])  # beside it: a lower card may lie there
+    strip = _obs("2S", 0.57, (605, 270, 677, 441), votes={"2S": 0.57, "2C": 0.53})
+    assert _inside_play((610, 280, 630, 310), "2D", [strip])
+    assert not _inside_play((610, 280, 630, 310), "2C", [strip])
+
+
 def _lean(s: Scene, card: str, reads: dict[str, float], frames) -> None:
     """The detector reads `card` with the classifier's other likely cards `reads` in `frames`."""
     from vision.detector import Detection
@@ -884,6 +896,57 @@ def test_a_card_that_lands_unread_is_a_mismatch_not_silence(on_pot):
     assert log["type"] == "note" and log["meta"]["mismatch"] is True
     _, off = run(s, PotWatcher(WatcherConfig(unread_change=0)))
     assert [e.type for e in off] == ["cards_played"] * on_pot
+
+
+@pytest.mark.parametrize("cleared", [True, False])
+def test_a_pot_covered_by_cards_read_as_nothing_is_not_a_clear(cleared):
+    """bench-0102 at 134.7 s: Knoll's QS QH land on a pot of one card and cover it, and the
+    camera reads none of them: a pot read as gone was a clear, and the play it hid was lost
+    with no one told. The table as it lay bare (at the start, after each clear) tells a pot
+    taken away from one still there: this one is a card landed unread, asked about."""
+    s = Scene()
+    s.still(10)
+    s.play(["4D"], (140, 100))
+    s.still(15)
+    if cleared:
+        s.clear()
+    else:
+        landed = s.play(["QS"], (138, 98))  # on the 4D, all but its edge covered
+    s.still(15)
+    if not cleared:
+        for i in range(landed, len(s.dets)):
+            s.dets[i] = []  # neither the QS nor the 4D under it is read
+    # the scene's boxes are whole cards, not corner indices: the threshold in those units
+    w, events = run(s, PotWatcher(WatcherConfig(unread_change=0.3, clear_left=0.5)))
+    assert [e.type for e in events] == ["cards_played", "pot_cleared" if cleared else "mismatch"]
+    if not cleared:
+        assert "no new card could be read" in events[-1].detail and events[-1].low_conf
+        assert w.pot_seen["4D"] == 1  # the pot stays: the 4D is on it still
+    _, off = run(s, PotWatcher(WatcherConfig(unread_change=0.3, clear_left=0)))
+    assert [e.type for e in off] == ["cards_played", "pot_cleared"]  # without: taken for a clear
+
+
+def test_a_camera_moved_since_the_table_lay_bare_still_sees_a_clear():
+    """The bare table is a frame from the start or the latest clear. A camera bumped since
+    (the table around the pot differs from it as much as where the pot lay) makes that frame
+    stale: the clear is a clear, and the frame is taken again then. An outage forgets it."""
+    s = Scene()
+    yy, xx = np.mgrid[:H, :W]
+    s.table = np.where((xx // 12 + yy // 12) % 2, 150, 70).astype(np.uint8)  # a checked cloth
+    s.still(10)
+    s.play(["4D"], (140, 100))
+    s.still(15)
+    moved_from = len(s.frames)
+    s.clear()
+    s.still(15)
+    for i in range(moved_from, len(s.frames)):
+        s.frames[i] = np.roll(s.frames[i], (6, 6), axis=(0, 1))  # half a check
+    # a third of where the 4D lay now differs from the bare frame: over this test's threshold
+    w, events = run(s, PotWatcher(WatcherConfig(unread_change=0.3, clear_left=0.25)))
+    assert [e.type for e in events] == ["cards_played", "pot_cleared"]
+    assert any(w._bare is f for f in s.frames[moved_from:])  # taken again at the clear, as the camera sees now
+    w.rebaseline()
+    assert w._bare is None
 
 
 def test_a_dimmer_lamp_is_no_unread_card_but_a_card_is():
