@@ -949,6 +949,22 @@ def test_a_camera_moved_since_the_table_lay_bare_still_sees_a_clear():
     assert w._bare is None
 
 
+def test_a_card_just_inside_the_zones_edge_is_no_arm_but_an_arm_over_it_is():
+    """bench-0104 at 214 s: three jacks the camera cannot read land just inside the zone's
+    edge; taken for an arm across it, the change was never reported. An arm crosses the edge,
+    so only a change just outside the zone is one; a card inside it is not."""
+    s = Scene()
+    s.still(3)
+    w = PotWatcher(WatcherConfig(), zone=(0.3, 0.3, 0.7, 0.7))
+    ref = w._small(s.frames[-1])
+    s.cards.append(("JS", (120, 74)))  # top edge at 74 px, the zone's at 72
+    s.frame()
+    card = s.frames[-1]
+    assert not w._crosses_border(w._small(card), ref)
+    arm = cv2.line(card.copy(), (150, H), (150, 140), (25, 25, 25), 22)  # a dark sleeve over the bottom edge
+    assert w._crosses_border(w._small(arm), ref)
+
+
 def test_a_dimmer_lamp_is_no_unread_card_but_a_card_is():
     s = Scene()
     s.still(10)
