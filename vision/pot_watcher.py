@@ -873,21 +873,22 @@ class PotWatcher:
         if rebaselined:
             self._rebaseline = False
             ev = self._outage_event(obs, new_obs, prev_c, cur, t, index)
-        elif (not obs or self._only_far_leftovers(obs, prev)) and (prev or self.pot_seen) \
-                and self.cfg.clear_left > 0 and self._pot_left(image, prev) >= self.cfg.clear_left:
-            # the pot reads as gone but where it lay is no bare table: cards the camera cannot
-            # read cover it (bench-0102 at 134.7 s: Knoll's QS QH on a 4D, read as nothing, were
-            # a clear, and the play lost untold). Not a clear: something landed unread (below)
-            pass
         elif not obs or self._only_far_leftovers(obs, prev):
-            if obs:  # what the clear left lies where no play lands: seat cards, not the pot's
-                for o in obs:
-                    self._add_fixture(o.card, o.box)
-                obs = []
-            if prev or self.pot_seen:
-                ev = WatchEvent("pot_cleared", t, self._t_still, index)
-                self._forget_pot()
-                self._bare = image
+            if (prev or self.pot_seen) and self.cfg.clear_left > 0 \
+                    and self._pot_left(image, prev) >= self.cfg.clear_left:
+                # the pot reads as gone but where it lay is no bare table: cards the camera cannot
+                # read cover it (bench-0102 at 134.7 s: Knoll's QS QH on a 4D, read as nothing,
+                # were a clear, and the play lost untold). Not a clear: something landed unread (below)
+                pass
+            else:
+                if obs:  # what the clear left lies where no play lands: seat cards, not the pot's
+                    for o in obs:
+                        self._add_fixture(o.card, o.box)
+                    obs = []
+                if prev or self.pot_seen:
+                    ev = WatchEvent("pot_cleared", t, self._t_still, index)
+                    self._forget_pot()
+                    self._bare = image
         elif new_obs:
             new_obs, unchanged = self._changed(new_obs, image)
             new_obs, other = _one_card_two_corners(new_obs, self.cfg.faint_ratio)
