@@ -1116,8 +1116,13 @@ def missed_taps(cards: list[str] | None) -> int:
 
 
 def _shared(g: dict, ev: dict) -> bool:
-    """Do decision `g` and truth event `ev` have a card in common?"""
-    return bool(Counter(g.get("cards") or []) & Counter(ev.get("cards") or []))
+    """Does decision `g` name a card of truth event `ev`: one of its cards, or, when it asks
+    about them, one the rulings page offers in its place or beside it (`one_tap_fixes`)?
+    bench-0106 at 41.7 s: a QH read "6H, or QH?" is the QH's reading, not the play before it."""
+    named = set(g.get("cards") or [])
+    if g.get("low_conf"):
+        named.update(c for fix in one_tap_fixes(g) for c in fix)
+    return bool(named & set(ev.get("cards") or []))
 
 
 def score_events(truth: list[dict], got: list[dict], window: float = 3.0) -> Score:
@@ -1126,9 +1131,9 @@ def score_events(truth: list[dict], got: list[dict], window: float = 3.0) -> Sco
     `pot_cleared` or `mismatch`. A decision can match a truth event of its type whose rest
     time lies within `window` seconds before it: first the decisions with exactly the right
     cards (earliest first), then the rest (a play read with the wrong cards), where a decision
-    with no card of a play but one of a later play it fits is that later play's reading (an
-    unread play, then the next read short: the reading is the next play's, not the unread
-    one's); what is left is missed (truth) or extra (decisions). One early mistake does not
+    naming no card of a play but one of a later play it fits (`_shared`: its cards, or those
+    the page offers when it asks) is that later play's reading (an unread play, then the next
+    read short: the reading is the next play's, not the unread one's); what is left is missed (truth) or extra (decisions). One early mistake does not
     shift every later match."""
     s = Score()
     used = [False] * len(got)

@@ -276,3 +276,26 @@ def test_a_reading_goes_to_the_play_it_shares_a_card_with_not_an_earlier_one():
     six = [got[0], dict(got[1], cards=["6S"])]
     assert score_events(truth, six).errors[:2] == ["t=128.20: played JD JH JS, read 6S (flagged)",
                                                    "t=130.00: cards_played QC QS QH missed"]
+
+
+def test_a_reading_goes_to_the_play_whose_card_the_page_offers_in_its_place():
+    """bench-0106 at 41.7 s: Knoll's QC QS land as a mismatch (8C QS), then a QH is read
+    "6H", asked about with QH offered in its place. The 6H named no card of either play, so
+    it went to the queens before it ("played QC QS, read 6H") and the QH was missed with
+    nothing shown. The page offers the QH: it is the QH's reading, asked about. A read that
+    is not asked about offers nothing, and stays the earlier play's misread."""
+    from datasets.game_video import score_events
+
+    truth = [{"type": "cards_played", "cards": ["QC", "QS"], "t_rest": 39.9},
+             {"type": "cards_played", "cards": ["QH"], "t_rest": 41.73}]
+    six = {"type": "cards_played", "cards": ["6H"], "t": 42.1, "low_conf": True,
+           "reads": [{"6H": 0.395, "QH": 0.171, "8H": 0.117, "9H": 0.1}]}
+    clash = {"type": "mismatch", "cards": ["8C", "QS"], "t": 40.33, "low_conf": True}
+    s = score_events(truth, [clash, six])
+    assert s.errors == ["t=39.90: cards_played QC QS missed (a mismatch shown)",
+                        "t=41.73: played QH, read 6H (flagged) (one tap)",
+                        "t=40.33: extra mismatch 8C QS (flagged)"]  # a mismatch matches no play
+    assert s.missed_noted == 1 and s.wrong_flagged == 1 and s.one_tap == 1
+    sure = dict(six, low_conf=False)
+    assert score_events(truth, [clash, sure]).errors[:2] == ["t=39.90: played QC QS, read 6H",
+                                                             "t=41.73: cards_played QH missed"]
