@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from vision.boxes import area as _area
 from vision.pot_watcher import (Observation, PotWatcher, Priors, WatcherConfig, _inside_play,
                                 _one_card_two_corners, _sure_play, consensus)
 
@@ -963,6 +964,43 @@ def test_a_card_just_inside_the_zones_edge_is_no_arm_but_an_arm_over_it_is():
     assert not w._crosses_border(w._small(card), ref)
     arm = cv2.line(card.copy(), (150, H), (150, 140), (25, 25, 25), 22)  # a dark sleeve over the bottom edge
     assert w._crosses_border(w._small(arm), ref)
+
+
+def test_a_card_landing_unread_on_a_card_is_measured_in_index_boxes_not_cards():
+    """dev bench-0202 at 158.7 s: a Knoll QC lands square on the 8C and is not read; the 8C's
+    far corner still is. The change, where a queen's face replaced eight clubs, was measured
+    against the median box of the cards read, and a card read by both its corners has a box
+    the size of the card: 0.4 of such "index boxes", no mismatch, the play lost untold (3.3
+    real index boxes). The unit is the index boxes the cards were read from."""
+    from vision.detector import CardReads
+
+    s = Scene()
+    s.still(10)
+    s.play(["4C"], (140, 100))
+    s.still(15)
+    before = len(s.frames) - 1
+    landed = s.play(["QD"], (140, 100))  # square on the 4C: only the faces differ
+    s.still(15)
+    _unreadable(s, "QD", landed)
+
+    def corners(box):  # a card's two corner indices, a tenth of it each
+        x0, y0, x1, y1 = box
+        return [(x0 + 1, y0 + 1, x0 + 9, y0 + 15), (x1 - 9, y1 - 15, x1 - 1, y1 - 1)]
+
+    def read(i, indices=True):
+        hits = [_faint_index(d.card, {d.card: d.conf}, b, det_conf=0.8) for d in s.dets[i] for b in corners(d.box)]
+        return CardReads(list(s.dets[i]), hits if indices else [])
+
+    for indices in (True, False):
+        w, events = PotWatcher(WatcherConfig()), []
+        for i, img in enumerate(s.frames):
+            events += w.feed(img, i / 30.0, i, lambda _img, r=read(i, indices): r)
+        assert [e.type for e in events] == ["cards_played"] + ["mismatch"] * indices
+    # what changed: several index boxes, under one card's box
+    w2 = PotWatcher(WatcherConfig())
+    w2._index_areas.extend([_area(b) for b in corners(s.box((140, 100)))])
+    change = w2._zone_change(s.frames[-1], s.frames[before])
+    assert 1.0 <= change and change * 64 / (30 * 44) < 1.0
 
 
 def test_a_dimmer_lamp_is_no_unread_card_but_a_card_is():
