@@ -1003,6 +1003,31 @@ def test_a_card_landing_unread_on_a_card_is_measured_in_index_boxes_not_cards():
     assert 1.0 <= change and change * 64 / (30 * 44) < 1.0
 
 
+@pytest.mark.parametrize("taken", [True, False])
+def test_a_pot_of_cards_landed_unread_and_taken_away_is_a_clear(taken):
+    """dev bench-0202 at 73.1 s: Knoll's JH JC land on the bare table, unread (a mismatch,
+    asked about), then are picked up. Read as nothing before and after, the pick-up was
+    reported as one more card "landed unread", and the referee, told of the play by the
+    operator, never heard of the pick-up. The zone looking as it did bare is a clear. A
+    second card landing unread there is still a mismatch."""
+    s = Scene()
+    s.still(10)
+    landed = s.play(["JH", "JC"], (140, 100))
+    s.still(15)
+    if taken:
+        s.clear()
+    else:
+        s.play(["QD"], (170, 110))
+    s.still(15)
+    for card in ("JH", "JC", "QD"):
+        _unreadable(s, card, landed)
+    w, events = run(s)
+    assert [e.type for e in events] == ["mismatch", "pot_cleared" if taken else "mismatch"]
+    assert "no new card could be read" in events[0].detail
+    if taken:  # the bare table again: a later pick-up of unread cards is told the same way
+        assert w._bare is not None and not w._unread_pot
+
+
 def test_a_dimmer_lamp_is_no_unread_card_but_a_card_is():
     s = Scene()
     s.still(10)
