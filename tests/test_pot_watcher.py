@@ -966,6 +966,38 @@ def test_a_card_just_inside_the_zones_edge_is_no_arm_but_an_arm_over_it_is():
     assert w._crosses_border(w._small(arm), ref)
 
 
+@pytest.mark.parametrize("play, turned, expected", [
+    ("AD", True, ["AD"]),   # the 6C's own index, half covered by the AD, read upside down
+    ("AD", False, ["AD"]),  # not read as a 9 at all
+    ("9C", False, ["9C"]),  # a 9C played: its index lies where the 6C's never was
+])
+def test_a_six_read_upside_down_is_no_new_nine(play, turned, expected):
+    """dev bench-0202 at 272 s: a 9S on the pot, its index then read "6S" beside the next
+    play (an AD), and the play came out "6S AD". A card lies at any angle and a 6 turned over
+    is a 9: a new 6 or 9 read on an index box its pot twin of the same suit was read from is
+    that twin's index. A 9 read anywhere else is a card."""
+    from vision.detector import CardReads
+
+    s = Scene()
+    s.still(10)
+    s.play(["6C"], (140, 100))
+    s.still(15)
+    land = s.play([play], (143, 103) if play == "AD" else (185, 105))  # the AD over most of the 6C's index
+    s.still(20)
+    index = (141.0, 101.0, 149.0, 115.0)  # the 6C's corner index
+    w, events = PotWatcher(WatcherConfig()), []
+    for i, img in enumerate(s.frames):
+        dets = list(s.dets[i])
+        hits = [_faint_index(d.card, {d.card: d.conf}, index if d.card == "6C" else d.box, det_conf=0.8)
+                for d in dets]
+        if turned and i >= land:  # the 6C's index read "9C", about as surely as the AD
+            dets.append(Det("9C", 0.8, index))
+            hits.append(_faint_index("9C", {"9C": 0.8}, index, det_conf=0.8))
+        reads = CardReads(dets, hits)
+        events += w.feed(img, i / 30.0, i, lambda _img, r=reads: r)
+    assert [(e.type, e.cards) for e in events] == [("cards_played", ["6C"]), ("cards_played", expected)]
+
+
 def test_a_card_landing_unread_on_a_card_is_measured_in_index_boxes_not_cards():
     """dev bench-0202 at 158.7 s: a Knoll QC lands square on the 8C and is not read; the 8C's
     far corner still is. The change, where a queen's face replaced eight clubs, was measured

@@ -142,6 +142,10 @@ LOWER_STEP, LOWER_SEP, LOWER_INNER = 0.5, 0.8, 0.55
 #: (`_inside_play`), unless that card's own reads lean half as much to the read's card
 LOWER_INSIDE, LOWER_LEAN = 0.7, 0.5
 
+#: `_turned_twin`: a 6 read upside down is a 9, and a 9 a 6; a new one whose box lies this much
+#: (IoU) on an index box its pot twin was read from is that twin's index
+TURNED, TURNED_IOU = {"6": "9", "9": "6"}, 0.5
+
 #: `_pot_left`: the table around where the pot lay differing from the bare frame over this share
 #: of it means that frame is stale (the camera moved), not that the pot is still there
 BARE_STALE = 0.2
@@ -570,6 +574,7 @@ class PotWatcher:
         #: read of one is a new card (a 9C's other corner read "6C" must not swallow the real 6C)
         self.stray_seen: Counter[str] = Counter()
         self.pot_pos: dict[str, tuple[float, float, float, float]] = {}  # where each card lay
+        self.pot_indices: dict[str, deque] = {}  # the index boxes each pot card was read from
         self.pot_side: dict[str, float] = {}  # the smallest box side each pot card was seen with
         self.top: list[str] = []
         self.frames_seen = 0
@@ -870,6 +875,10 @@ class PotWatcher:
                 if not _same_place(o.box, where) and not _other_corner_of(o.box, where, side):
                     o.low_conf = True
                     new_obs.append(o)
+        turned = [o for o in new_obs if self._turned_twin(o)]
+        if turned:  # a pot card's index read upside down: that card, not a new one
+            new_obs = [o for o in new_obs if all(o is not x for x in turned)]
+            obs = [o for o in obs if all(o is not x for x in turned)]
         rebaselined = self._rebaseline
         if rebaselined:
             self._rebaseline = False
@@ -972,6 +981,22 @@ class PotWatcher:
         self.state = obs
         return [ev] if ev is not None else []
 
+    def _turned_twin(self, o: Observation) -> bool:
+        """Is new card `o` a 6 or a 9 read where its turned twin on the pot (the 9 or the 6 of
+        its suit) was read from: that card's index seen upside down? A card lies at any angle,
+        and a 6 turned over is a 9 (dev bench-0202 at 272 s: an AD played on a 9S read "6S AD",
+        the 6S on the 9S's index). Dev renders 530 -> 532 plays, extra decisions 17 -> 15; the
+        benchmark's errors the same. A loose box around the twin's index is not caught (dev
+        bench-0202 at 26.1 s, a 9S on a 6C read "9C 9S"; bench-0105 at 78.2 s, "9S 9D" over a
+        6D): as much overlap as half the smaller box caught both, but a 6C read upside down
+        where a QC lay, and bench-0202 lost 6 plays."""
+        rank = rank_of(o.card)
+        twin = TURNED.get(rank)
+        if twin is None:
+            return False
+        card = twin + o.card[len(rank):]
+        return self.pot_seen[card] > 0 and any(_iou(o.box, b) >= TURNED_IOU for b in self.pot_indices.get(card, ()))
+
     def _note_index_areas(self, obs: list[Observation]) -> None:
         """Keep the areas of the index boxes the settled cards were read from: the unit of
         `_unread` and `_pot_left`. A card's box spans every index of it that was read, its two
@@ -981,7 +1006,10 @@ class PotWatcher:
         benchmark's decisions are the same. A detector that gives no index boxes (the
         oracle's whole cards): the cards' boxes."""
         cards = {o.card for o in obs}
-        boxes = [d.box for d in getattr(self._last_read, "indices", ()) if d.card in cards] or [o.box for o in obs]
+        indices = [d for d in getattr(self._last_read, "indices", ()) if d.card in cards]
+        for d in indices:  # where each pot card's indices were read (`_turned_twin`)
+            self.pot_indices.setdefault(d.card, deque(maxlen=8)).append(tuple(d.box))
+        boxes = [d.box for d in indices] or [o.box for o in obs]
         self._index_areas.extend(_area(b) for b in boxes)
 
     def _lies(self, o: Observation) -> None:
@@ -1214,7 +1242,7 @@ class PotWatcher:
     def _forget_pot(self) -> None:
         """The pot is gone: nothing seen in it, nowhere it lay, no top card."""
         self.pot_seen, self.stray_seen = Counter(), Counter()
-        self.pot_pos, self.pot_side = {}, {}
+        self.pot_pos, self.pot_side, self.pot_indices = {}, {}, {}
         self.top = []
         self._unread_pot = False
 
