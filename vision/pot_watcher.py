@@ -988,8 +988,8 @@ class PotWatcher:
         the 6S on the 9S's index). Dev renders 530 -> 532 plays, extra decisions 17 -> 15; the
         benchmark's errors the same. A loose box around the twin's index is not caught (dev
         bench-0202 at 26.1 s, a 9S on a 6C read "9C 9S"; bench-0105 at 78.2 s, "9S 9D" over a
-        6D): as much overlap as half the smaller box caught both, but a 6C read upside down
-        where a QC lay, and bench-0202 lost 6 plays."""
+        6D): as much overlap as half the smaller box caught both, but bench-0202 then lost 6
+        plays (a QC read as a 6C eight times) and bench-0105 two."""
         rank = rank_of(o.card)
         twin = TURNED.get(rank)
         if twin is None:
