@@ -1133,8 +1133,8 @@ def score_events(truth: list[dict], got: list[dict], window: float = 3.0) -> Sco
     cards (earliest first), then the rest (a play read with the wrong cards), where a decision
     naming no card of a play but one of a later play it fits (`_shared`: its cards, or those
     the page offers when it asks) is that later play's reading (an unread play, then the next
-    read short: the reading is the next play's, not the unread one's); what is left is missed (truth) or extra (decisions). One early mistake does not
-    shift every later match."""
+    read short: the reading is the next play's, not the unread one's); what is left is missed
+    (truth) or extra (decisions). One early mistake does not shift every later match."""
     s = Score()
     used = [False] * len(got)
     named_by: set[int] = set()  # mismatches a person names as a missed play with one tap

@@ -963,7 +963,7 @@ class PotWatcher:
         if ev is None and not rebaselined:
             ev = self._unread(image, t, index)
             self._unread_pot = self._unread_pot or ev is not None
-        self._note_index_areas(obs)
+        self._note_indices(obs)
         if ev is not None:
             if self._seat_motion:
                 seat, n = self._seat_motion.most_common(1)[0]
@@ -997,9 +997,9 @@ class PotWatcher:
         card = twin + o.card[len(rank):]
         return self.pot_seen[card] > 0 and any(_iou(o.box, b) >= TURNED_IOU for b in self.pot_indices.get(card, ()))
 
-    def _note_index_areas(self, obs: list[Observation]) -> None:
-        """Keep the areas of the index boxes the settled cards were read from: the unit of
-        `_unread` and `_pot_left`. A card's box spans every index of it that was read, its two
+    def _note_indices(self, obs: list[Observation]) -> None:
+        """Keep the index boxes the settled cards were read from: where each was read
+        (`_turned_twin`), and their areas, the unit of `_unread` and `_pot_left`. A card's box spans every index of it that was read, its two
         corners' a whole card's: over dev bench-0202 the median such box was 8 index boxes, so
         a QC landing on an 8C changed 0.4 "index boxes" and went untold (3.3 real ones). Now
         the dev renders ask about that QC (errors untold 4 -> 3) and nothing else changed; the
@@ -1007,7 +1007,7 @@ class PotWatcher:
         oracle's whole cards): the cards' boxes."""
         cards = {o.card for o in obs}
         indices = [d for d in getattr(self._last_read, "indices", ()) if d.card in cards]
-        for d in indices:  # where each pot card's indices were read (`_turned_twin`)
+        for d in indices:
             self.pot_indices.setdefault(d.card, deque(maxlen=8)).append(tuple(d.box))
         boxes = [d.box for d in indices] or [o.box for o in obs]
         self._index_areas.extend(_area(b) for b in boxes)
