@@ -438,9 +438,10 @@ def test_plays_seen_before_the_next_game_was_set_up_are_added_to_it_with_one_tap
     add = page.locator(f"#e{n + 3} .add-held")
     expect(add).to_have_text("Add them to this game")
     add.click()
-    expect(page.locator(f"#e{n + 3}")).to_contain_text("(added)")
+    expect(page.locator(f"#e{n + 3}")).to_contain_text("(added)")  # shown once the first is added
+    # the page adds them one by one: the second shown (7 on a 5: ruled in the new game), then the log
+    expect(page.locator(f"#e{n + 5} .out .tag.legal")).to_be_visible()
     assert [(e["type"], e.get("cards"), e.get("event")) for e in table.log[n + 3:]] == \
         [("missed", ["5H"], n + 3), ("missed", ["7C"], n + 4)]
     assert table.view()["table"]["pot"] == ["5H", "7C"] and table.view()["table"]["held"] == []
-    expect(page.locator(f"#e{n + 5} .out .tag.legal")).to_be_visible()  # 7 on a 5: ruled in the new game
     page.close()
