@@ -875,10 +875,10 @@ class PotWatcher:
                 if not _same_place(o.box, where) and not _other_corner_of(o.box, where, side):
                     o.low_conf = True
                     new_obs.append(o)
-        turned = [o for o in new_obs if self._turned_twin(o)]
+        turned = {id(o) for o in new_obs if self._turned_twin(o)}
         if turned:  # a pot card's index read upside down: that card, not a new one
-            new_obs = [o for o in new_obs if all(o is not x for x in turned)]
-            obs = [o for o in obs if all(o is not x for x in turned)]
+            new_obs = [o for o in new_obs if id(o) not in turned]
+            obs = [o for o in obs if id(o) not in turned]
         rebaselined = self._rebaseline
         if rebaselined:
             self._rebaseline = False
@@ -999,12 +999,12 @@ class PotWatcher:
 
     def _note_indices(self, obs: list[Observation]) -> None:
         """Keep the index boxes the settled cards were read from: where each was read
-        (`_turned_twin`), and their areas, the unit of `_unread` and `_pot_left`. A card's box spans every index of it that was read, its two
-        corners' a whole card's: over dev bench-0202 the median such box was 8 index boxes, so
-        a QC landing on an 8C changed 0.4 "index boxes" and went untold (3.3 real ones). Now
-        the dev renders ask about that QC (errors untold 4 -> 3) and nothing else changed; the
-        benchmark's decisions are the same. A detector that gives no index boxes (the
-        oracle's whole cards): the cards' boxes."""
+        (`_turned_twin`), and their areas, the unit of `_unread` and `_pot_left`. A card's box
+        spans every index of it that was read, its two corners' a whole card's: over dev
+        bench-0202 the median such box was 8 index boxes, so a QC landing on an 8C changed 0.4
+        "index boxes" and went untold (3.3 real ones). Now the dev renders ask about that QC
+        (errors untold 4 -> 3) and nothing else changed; the benchmark's decisions are the
+        same. A detector that gives no index boxes (the oracle's whole cards): the cards' boxes."""
         cards = {o.card for o in obs}
         indices = [d for d in getattr(self._last_read, "indices", ()) if d.card in cards]
         for d in indices:
