@@ -253,6 +253,34 @@ def test_a_camera_mismatch_is_named_in_place_by_one_tap(server, browser):
     page.close()
 
 
+def test_a_new_event_redraws_only_the_entries_it_changes(server, browser):
+    """An evening has hundreds of events: a new one must not rebuild every entry (a phone then
+    lagged seconds behind the table). The entries it leaves alone are the same elements, with
+    their editors still unbuilt; the one it corrects is drawn again; an editor is built once
+    opened."""
+    from playwright.sync_api import expect
+
+    base = server.url
+    api(base, "/setup/api/game", {"players": ["Ann", "Bob"], "dealer": "Bob"})
+    for cards in (["5H"], ["6C"], ["7D"]):
+        api(base, "/manual/api/events", {"type": "cards_played", "cards": cards})
+    page = signed_in(browser, base, "/rulings/", phone=True)
+    expect(page.locator("#e4")).to_be_visible()
+    page.evaluate("for (const n of [2, 3, 4]) document.getElementById('e' + n).dataset.mark = 'old'")
+    assert page.locator("#entries .cpick").count() == 0  # no editor built before it is opened
+    api(base, "/rulings/api/corrections", {"type": "correct", "event": 3, "cards": ["6S"]})
+    expect(page.locator("#e5")).to_be_visible()
+    expect(page.locator("#e3 .fixes")).to_contain_text("really 6♠")
+    marks = page.evaluate("[2, 3, 4].map((n) => document.getElementById('e' + n).dataset.mark || null)")
+    assert marks == ["old", None, "old"]  # #3 was drawn again, #2 and #4 kept
+    assert page.evaluate("[...document.querySelectorAll('#entries > article')].map((a) => +a.dataset.seq)") == \
+        [5, 4, 3, 2, 1]
+    page.locator("#e4 details.editor > summary").click()
+    expect(page.locator("#e4 details.editor .cpick").first).to_be_visible()
+    expect(page.locator("#e4 details.editor .fix-correct")).to_be_visible()
+    page.close()
+
+
 def test_cards_are_picked_by_taps_and_kept_while_new_events_arrive(server, browser):
     """On a phone, cards are named with taps (a rank, then its suits), not typed: a mismatch
     that read nothing is named as a pair; a read no button fixes is corrected from its own

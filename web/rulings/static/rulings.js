@@ -141,6 +141,7 @@
     // none of these: the card picker of "Correct #n" below, opened
     const pick = operator ? [" ", h("button", { type: "button", class: "fix-pick", onclick: (e) => {
       const d = e.target.closest("article").querySelector("details.editor");
+      d.fill();
       d.open = true;
       d.scrollIntoView({ block: "nearest" });
     } }, "Other cards…")] : null;
@@ -203,8 +204,28 @@
     return imgs.length ? h("div", { class: "row" }, imgs) : null;
   }
 
+  /* A `<details>` whose contents are built when it first opens: an evening has hundreds of
+     events, and every one's editor built up front (card pickers, dozens of buttons each) made
+     the page too heavy for a phone to redraw. `d.fill()` builds them now (opening it in code). */
+  function lazyDetails(cls, summary, build) {
+    const d = h("details", { class: cls }, h("summary", {}, summary));
+    d.fill = () => {
+      if (d.built) return;
+      d.built = true;
+      d.append(...[].concat(build()).filter(Boolean));
+    };
+    d.addEventListener("toggle", () => { if (d.open) d.fill(); });
+    return d;
+  }
+
   function editor(ev, players, inGame) {
     if (!operator) return null;
+    const seq = ev.seq;
+    if (ev.type === "setup" && !inGame) return null;
+    return lazyDetails("editor", "Correct #" + seq + "…", () => editorKids(ev, players, inGame));
+  }
+
+  function editorKids(ev, players, inGame) {
     const seq = ev.seq;
     // a play (or the pot going) the camera never saw, right after this event: ruled there, the
     // events after it again
@@ -217,9 +238,7 @@
         onclick: () => post("/rulings/api/corrections", { type: "missed", event: seq, cleared: true }) },
         "The pot went here (burned or taken)")));
     }
-    if (ev.type === "setup") {
-      return missed && h("details", { class: "editor" }, h("summary", {}, "Correct #" + seq + "…"), missed);
-    }
+    if (ev.type === "setup") return missed;
     const kids = [];
     if (ev.type === "missed") {
       const sel = h("select", { "aria-label": "who played #" + seq }, players.map((p) => h("option", {}, p)));
@@ -240,11 +259,35 @@
     const note = h("input", { placeholder: "note", size: 10 });
     kids.push(note, h("button", { type: "button", onclick: () =>
       post("/rulings/api/corrections", { type: "note", event: seq, text: note.value }) }, "Note"));
-    return h("details", { class: "editor" }, h("summary", {}, "Correct #" + seq + "…"), h("div", { class: "row" }, kids), missed);
+    return [h("div", { class: "row" }, kids), missed];
   }
 
+  /* One event's entry on the page. */
+  function entry(r, entries, players, isVoid, inGame) {
+    const ev = r.event;
+    const conf = (ev.conf || []).length ? h("span", { class: "muted small" }, " read confidence " + ev.conf.map((c) => Math.round(c * 100) + "%").join(" ")) : null;
+    return h("article", { class: "entry" + (isVoid ? " voided" : ""), id: "e" + ev.seq, "data-seq": ev.seq },
+      h("div", { class: "head" }, h("b", {}, "#" + ev.seq + " "), describe(ev), conf,
+        isVoid ? h("span", { class: "tag void" }, "void") : null,
+        h("span", { class: "muted small when" }, " · " + who(ev))),
+      doubt(ev, r.settled),
+      seatHint(ev, r.outputs, players),
+      unsure(ev, r.outputs.some((o) => o.kind === "ruling"), isVoid),
+      r.outputs.map((o) => output(o, ev, entries)),
+      evidence(ev),
+      r.fixes.length ? h("div", { class: "fixes small" }, "Changed later: ",
+        r.fixes.map((f) => h("div", {}, "#" + f.seq + " ", describe(f, ev), h("span", { class: "muted" }, " — " + who(f))))) : null,
+      editor(ev, players, inGame));
+  }
+
+  /* Each event's entry as last drawn, and what it was drawn from. A new event changes one or
+     two entries: only those are built again, the rest stay as they are (an open editor, a pick
+     half made). Redrawing an evening's hundreds of entries on every event made a phone lag
+     seconds behind the table. */
+  const drawn = new Map();
+
   function render(entries, players) {
-    // keep what the operator was typing: re-open the same editors with the same values
+    // an editor open on an entry built again: re-opened with what the operator had typed
     const kept = {};
     box.querySelectorAll("details.editor[open]").forEach((d) => {
       kept[d.closest("article").dataset.seq] = [...d.querySelectorAll("input, select")].map((i) => i.value);
@@ -252,32 +295,36 @@
     const voided = new Set(entries.filter((r) => r.event.type === "void").map((r) => r.event.event));
     // corrections name events of the current game only: from its setup on
     const gameStart = Math.max(0, ...entries.filter((r) => r.event.type === "setup").map((r) => r.event.seq));
-    box.replaceChildren(...entries.map((r) => {
-      const ev = r.event;
-      const conf = (ev.conf || []).length ? h("span", { class: "muted small" }, " read confidence " + ev.conf.map((c) => Math.round(c * 100) + "%").join(" ")) : null;
-      return h("article", { class: "entry" + (voided.has(ev.seq) ? " voided" : ""), id: "e" + ev.seq, "data-seq": ev.seq },
-        h("div", { class: "head" }, h("b", {}, "#" + ev.seq + " "), describe(ev), conf,
-          voided.has(ev.seq) ? h("span", { class: "tag void" }, "void") : null,
-          h("span", { class: "muted small when" }, " · " + who(ev))),
-        doubt(ev, r.settled),
-        seatHint(ev, r.outputs, players),
-        unsure(ev, r.outputs.some((o) => o.kind === "ruling"), voided.has(ev.seq)),
-        r.outputs.map((o) => output(o, ev, entries)),
-        evidence(ev),
-        r.fixes.length ? h("div", { class: "fixes small" }, "Changed later: ",
-          r.fixes.map((f) => h("div", {}, "#" + f.seq + " ", describe(f, ev), h("span", { class: "muted" }, " — " + who(f))))) : null,
-        editor(ev, players, gameStart > 0 && ev.seq >= gameStart));
-    }));
+    const nodes = entries.map((r) => {
+      const seq = r.event.seq;
+      const inGame = gameStart > 0 && seq >= gameStart;
+      // a setup's "add the held plays" depends on the events that added them
+      const added = r.event.type === "setup" && entries.some((e) => e.event.type === "missed" && e.event.event === seq);
+      const key = JSON.stringify([r, voided.has(seq), inGame, added, players]);
+      const old = drawn.get(seq);
+      if (old && old.key === key) return old.node;
+      const node = entry(r, entries, players, voided.has(seq), inGame);
+      drawn.set(seq, { key, node });
+      return node;
+    });
+    const seqs = new Set(entries.map((r) => r.event.seq));
+    for (const seq of [...drawn.keys()]) if (!seqs.has(seq)) drawn.delete(seq);
+    nodes.forEach((n, i) => { if (box.children[i] !== n) box.insertBefore(n, box.children[i] || null); });
+    while (box.children.length > nodes.length) box.lastElementChild.remove();
     for (const [seq, values] of Object.entries(kept)) {
       const d = box.querySelector("#e" + seq + " details.editor");
-      if (!d) continue;
+      if (!d || d.open) continue;  // kept as it was
+      d.fill();
       d.open = true;
       d.querySelectorAll("input, select").forEach((i, k) => { if (values[k] !== undefined) i.value = values[k]; });
     }
   }
 
+  let asked = 0;
   async function refresh() {
+    const n = ++asked;
     const d = await get("/rulings/data.json");
+    if (n !== asked) return;  // a newer update's answer is on its way: an older one would undo it
     state = d.view;
     banner(document.getElementById("banner"), state.latest, false);
     const seatOf = (seq) => { const r = d.entries.find((e) => e.event.seq === seq); return r && r.event.meta && r.event.meta.seat; };
