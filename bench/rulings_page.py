@@ -2,13 +2,15 @@
 table (as the camera or a correction's POST hands it over) to its ruling drawn on the page, in
 a real browser (Debian's chromium, a phone's viewport).
 
-    .venv/bin/python bench/rulings_page.py [--events 400] [--rounds 8]
+    .venv/bin/python bench/rulings_page.py [--events 400] [--games 0] [--everything] [--rounds 8]
 
-The evening is a bot game of `fr` (4 players, seed 2) cut after `--events` events. Each round
-posts one camera play (a card the referee rules) and then corrects an earlier play (which rules every play
-after it again), and waits for each to show on the page. Printed: the page's elements, and the
-median and worst time from the event to the ruling on the page, for each kind. Target: a
-ruling on the page within 0.5 s, as the camera's (bench/pipeline.py's latency).
+The evening is `--games` whole bot games of `fr` (4 players), then one more (seed 2) cut after
+`--events` events; the page shows that last game's events, or every event with `--everything`.
+Each round posts one camera play (a card the referee rules) and then corrects an earlier play of
+that game (which rules every play after it again), and waits for each to show on the page.
+Printed: the page's elements, and the median and worst time from the event to the ruling on the
+page, for each kind. Target: a ruling on the page within 0.5 s, as the camera's
+(bench/pipeline.py's latency).
 """
 from __future__ import annotations
 
@@ -24,11 +26,16 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 CHROMIUM = "/usr/bin/chromium"
 TOKEN = "bench-token"
+EARLIER = [1, 3, 4, 5]  # seeds of the bot games an evening may hold before the timed one
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--events", type=int, default=400, help="events of the evening before the page opens")
+    ap.add_argument("--games", type=int, default=0, choices=range(len(EARLIER) + 1),
+                    help="whole games played before it, as an evening goes on (380, 380, 176, 130 events)")
+    ap.add_argument("--everything", action="store_true",
+                    help="with the earlier games' events shown too (the page's \"Show them\")")
     ap.add_argument("--rounds", type=int, default=8, help="plays and corrections timed")
     args = ap.parse_args()
     if not os.path.exists(CHROMIUM):
@@ -45,9 +52,14 @@ def main() -> int:
         app = create_app(Config(data_dir=Path(d), token=TOKEN))
         with BackgroundServer(app, threads=16) as srv:
             table = app.extensions["masta.table"]
-            for e in stream_game("fr", 4, 2).events[:args.events]:  # a game of 528 events
-                table.submit({k: v for k, v in e.items() if k not in ("seq", "t", "source")},
-                             source="operator" if e["type"] in ("setup", "target") else "camera")
+            games = [stream_game("fr", 4, s).events for s in EARLIER[:args.games]]
+            for events in games + [stream_game("fr", 4, 2).events[:args.events]]:  # seed 2: 528 events
+                at = len(table.log)  # each game's events name events of its own log: moved past the last
+                for e in events:
+                    raw = {k: v for k, v in e.items() if k not in ("seq", "t", "source")}
+                    if isinstance(raw.get("event"), int):
+                        raw["event"] += at
+                    table.submit(raw, source="operator" if e["type"] in ("setup", "target") else "camera")
             if table.game_over():
                 raise SystemExit(f"the game is over within {args.events} events: ask for fewer")
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
@@ -57,9 +69,14 @@ def main() -> int:
             t0 = time.perf_counter()
             page.goto(f"{srv.url}/auth?token={TOKEN}&name=Ann&next=/rulings/")
             expect(page.locator(f"#e{len(table.log)} .out")).to_be_attached()
+            if args.everything and args.games:
+                page.locator(".earlier .show-earlier").click()
+                expect(page.locator("#entries > article")).to_have_count(len(table.log))
             load = time.perf_counter() - t0
             elements = page.evaluate("document.querySelectorAll('*').length")
-            plays = [e["seq"] for e in table.log if e["type"] == "cards_played"]
+            total = len(table.log)
+            start = max(e["seq"] for e in table.log if e["type"] == "setup")
+            plays = [e["seq"] for e in table.log if e["type"] == "cards_played" and e["seq"] > start]
             new, fix = [], []
             for i in range(args.rounds):
                 # a 2 is played on anything in `fr`: a ruling every time, the game going on
@@ -77,7 +94,8 @@ def main() -> int:
                 expect(page.locator(f"#e{seq}")).to_be_attached()
                 fix.append(time.perf_counter() - t0)
             browser.close()
-    print(f"bench/rulings_page.py: {os.cpu_count()} CPU(s); an evening of {args.events} events, "
+    print(f"bench/rulings_page.py: {os.cpu_count()} CPU(s); an evening of {total} events ({args.games} whole "
+          f"game(s) and {args.events} events of the next{', all shown' if args.everything else ''}), "
           f"the rulings page in chromium at 390x844; {elements} elements; first drawn in {load:.2f} s")
     for name, xs in (("a new camera play", new), ("a correction mid-evening", fix)):
         print(f"  {name}: event -> on the page median {statistics.median(xs):.2f} s, worst {max(xs):.2f} s "

@@ -281,6 +281,39 @@ def test_a_new_event_redraws_only_the_entries_it_changes(server, browser):
     page.close()
 
 
+def test_the_rulings_page_shows_this_games_events_and_the_earlier_games_on_a_tap(server, browser):
+    """After a whole game, the rulings page opens on the new game's events only (an evening is
+    thousands), says how many earlier events it leaves out, and shows them on a tap; a link to
+    an event of the last game shows them at once, scrolled to it."""
+    from playwright.sync_api import expect
+
+    from referee.camera_stream import stream_game
+
+    base, table = server.url, server.app.extensions["masta.table"]
+    for e in stream_game("fr", 4, 0).events:
+        table.submit({k: v for k, v in e.items() if k not in ("seq", "t", "source")},
+                     source="operator" if e["type"] in ("setup", "target") else "camera")
+    n = len(table.log)
+    api(base, "/setup/api/game", {"players": ["Ann", "Bob", "Cy", "Dee"], "dealer": "Dee"})
+    api(base, "/manual/api/events", {"type": "cards_played", "cards": ["5H"]})
+    page = signed_in(browser, base, "/rulings/", phone=True)
+    expect(page.locator(f"#e{n + 2} .out .tag.legal")).to_be_visible()
+    expect(page.locator("#entries > article")).to_have_count(2)
+    expect(page.locator(".earlier")).to_contain_text(f"{n} event(s) of earlier games are not shown")
+    page.locator(".earlier .show-earlier").click()
+    expect(page.locator("#entries > article")).to_have_count(n + 2)
+    expect(page.locator(".earlier")).to_be_hidden()
+    api(base, "/manual/api/events", {"type": "cards_played", "cards": ["6H"]})  # and it stays so
+    expect(page.locator(f"#e{n + 3} .out .tag.legal")).to_be_visible()
+    expect(page.locator("#entries > article")).to_have_count(n + 3)
+    page.goto(f"{base}/live/")
+    page.goto(f"{base}/rulings/#e3")  # a page of its own, as a link opens it
+    expect(page.locator("#e3")).to_be_in_viewport()
+    expect(page.locator("#entries > article")).to_have_count(n + 3)
+    expect(page.locator(".earlier")).to_be_hidden()
+    page.close()
+
+
 def test_cards_are_picked_by_taps_and_kept_while_new_events_arrive(server, browser):
     """On a phone, cards are named with taps (a rank, then its suits), not typed: a mismatch
     that read nothing is named as a pair; a read no button fixes is corrected from its own

@@ -586,3 +586,30 @@ def test_a_stored_log_the_referee_refuses_is_reported_not_lost(tmp_path):
     r = post(again.test_client(), "/manual/api/events", {"type": "cards_played", "cards": ["6H"]})
     assert r.status_code == 400 and "cannot be replayed" in r.json["error"]
     assert store.count_events(eid) == 3
+
+
+def test_the_rulings_page_asks_for_the_current_games_events_with_the_plays_held_before_it(app, client):
+    """`?from=game`: the events from the current game's set-up on, and the plays the camera saw
+    after the last game ended (its set-up offers to add them); `earlier` counts the rest. No
+    `from`, or `from=all`: every event. Anything else is refused, saying what to ask."""
+    from referee.camera_stream import stream_game
+
+    table = app.extensions["masta.table"]
+    for e in stream_game("fr", 4, 0).events:
+        table.submit({k: v for k, v in e.items() if k not in ("seq", "t", "source")},
+                     source="operator" if e["type"] in ("setup", "target") else "camera")
+    n = len(table.log)
+    assert table.game_over()
+    held = [table.submit({"type": "cards_played", "cards": [c]}, source="camera")["event"]["seq"] for c in ("5H", "7C")]
+    setup_game(client)
+    game = client.get("/rulings/data.json?from=game").json
+    seqs = [r["event"]["seq"] for r in game["entries"]]
+    assert seqs == [n + 3, *reversed(held)] and game["earlier"] == n
+    assert game["view"] == client.get("/rulings/data.json").json["view"]
+    play(client, "9S")
+    assert [r["event"]["seq"] for r in client.get("/rulings/data.json?from=game").json["entries"]][:2] == [n + 4, n + 3]
+    every = client.get("/rulings/data.json?from=all").json
+    assert [r["event"]["seq"] for r in every["entries"]] == list(range(n + 4, 0, -1)) and every["earlier"] == 0
+    assert len(client.get("/rulings/data.json").json["entries"]) == n + 4
+    bad = client.get("/rulings/data.json?from=yesterday")
+    assert bad.status_code == 400 and "from=game" in bad.json["error"]

@@ -94,8 +94,22 @@ class TableService:
                             "settled": _settles([e for e in self.log[seq:] if e.get("event") == seq])}
         return None
 
-    def entries(self) -> list[dict]:
-        """Every event with its outputs and the corrections that point at it, newest first."""
+    def game_from(self) -> int:
+        """Where the current game's events begin: its set-up, or the first of the plays that
+        set-up found held in the game before (the page offers to add them to this one)."""
+        with self.lock:
+            setups = [ev["seq"] for ev in self.log if ev["type"] == "setup"]
+            if not setups:
+                return 1
+            start = setups[-1]
+            for out in self.outputs.get(start, []):
+                if isinstance(out.get("held"), list):
+                    start = min([start, *out["held"]])
+            return start
+
+    def entries(self, since: int = 1) -> list[dict]:
+        """The events from `since` on (every one by default) with their outputs and the
+        corrections that point at them, newest first."""
         with self.lock:
             fixes: dict[int, list[dict]] = {}
             for ev in self.log:
@@ -103,7 +117,7 @@ class TableService:
                 if ev["type"] in ("correct", "missed", "void", "played_by", "target", "picked_up", "confirm", "note") and ref:
                     fixes.setdefault(int(ref), []).append(ev)
             rows = []
-            for ev in reversed(self.log):
+            for ev in reversed(self.log[max(since, 1) - 1:]):
                 outs = self.outputs.get(ev["seq"], [])
                 rows.append({"event": ev, "outputs": [dict(o, kind=rl.kind(o), plain=rl.plain(o, ev))
                                                       for o in outs],

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from flask import Blueprint, current_app, jsonify, render_template, send_from_directory
+from flask import Blueprint, current_app, jsonify, render_template, request, send_from_directory
 
 from ..auth import operator_name, operator_required
 from ..errors import ApiError
@@ -27,8 +27,16 @@ def page():
 
 @bp.get("/rulings/data.json")
 def data():
+    """Every event of the evening, newest first. `?from=game`: the current game's only (and the
+    plays its set-up found held in the game before), as the page asks: an evening of several
+    games is thousands of events, too many to send and redraw on a phone at every play;
+    `earlier` says how many events came before them."""
     from ..deck_teacher import teach_hint
-    return jsonify({"entries": table().entries(), "view": table().view(),
+    since = request.args.get("from", "all")
+    if since not in ("all", "game"):
+        raise ApiError(400, f"from={since!r}: ask for from=game (the current game's events) or from=all (every event)")
+    start = table().game_from() if since == "game" else 1
+    return jsonify({"entries": table().entries(start), "earlier": start - 1, "view": table().view(),
                     "teach_hint": teach_hint(current_app)})
 
 

@@ -320,17 +320,33 @@
     }
   }
 
+  /* The current game's events only, until someone asks for the earlier games' (a dispute
+     about last game, its photos): an evening is thousands of events. */
+  let everything = false;
+  const more = h("div", { class: "row earlier", hidden: true });
+  box.after(more);
+
+  function earlier(count) {
+    more.hidden = everything || !count;
+    more.replaceChildren(h("span", { class: "muted small" }, count + " event(s) of earlier games are not shown. "),
+      h("button", { type: "button", class: "show-earlier", onclick: () => { everything = true; refresh(); } },
+        "Show them"));
+  }
+
   let asked = 0;
   async function refresh() {
     const n = ++asked;
-    const d = await get("/rulings/data.json");
+    const d = await get("/rulings/data.json" + (everything ? "" : "?from=game"));
     if (n !== asked) return;  // a newer update's answer is on its way: an older one would undo it
+    const target = !shown && location.hash && /^#e\d+$/.test(location.hash) ? +location.hash.slice(2) : 0;
+    if (target && !everything && target <= d.earlier) { everything = true; refresh(); return; }  // a link to last game
     state = d.view;
     banner(document.getElementById("banner"), state.latest, false);
     const seatOf = (seq) => { const r = d.entries.find((e) => e.event.seq === seq); return r && r.event.meta && r.event.meta.seat; };
     document.getElementById("prompts").replaceChildren(...((state.table && state.table.prompts) || []).map((p) =>
       masta.promptBox(p, state.players || [], p.event ? seatOf(p.event) : null)));
     render(d.entries, state.players || []);
+    earlier(d.earlier || 0);
     if (!shown && location.hash) {  // a link to one event (the live page's): shown once, on arrival
       const el = document.getElementById(location.hash.slice(1));
       if (el) el.scrollIntoView({ block: "start" });
