@@ -314,6 +314,35 @@ def test_the_rulings_page_shows_this_games_events_and_the_earlier_games_on_a_tap
     page.close()
 
 
+def test_pages_catch_up_on_what_was_pushed_while_their_stream_was_down(server, browser):
+    """A phone asleep, a server restarted: the event stream drops and an event goes by unseen
+    (here the last play of a game). Once the stream is back, the rulings, manual and evening
+    pages fetch what they missed at once, not at the next event."""
+    from playwright.sync_api import expect
+
+    from referee.camera_stream import stream_game
+
+    base, table = server.url, server.app.extensions["masta.table"]
+    events = stream_game("fr", 4, 0).events
+    for e in events[:-1]:
+        table.submit({k: v for k, v in e.items() if k not in ("seq", "t", "source")},
+                     source="operator" if e["type"] in ("setup", "target") else "camera")
+    n = len(table.log)
+    pages = {path: signed_in(browser, base, path, phone=True) for path in ("/rulings/", "/manual/", "/evening/")}
+    for page in pages.values():
+        expect(page.locator("#conn")).to_have_class("conn up")
+    expect(pages["/evening/"].locator("#titles")).not_to_contain_text("SHITHEAD")
+    server.app.extensions["masta.broadcaster"].close_all()  # every stream cut: no page hears the next event
+    last = events[-1]
+    table.submit({k: v for k, v in last.items() if k not in ("seq", "t", "source")}, source="camera")
+    assert table.game_over()
+    expect(pages["/rulings/"].locator(f"#e{n + 1} .out").first).to_be_visible()
+    expect(pages["/manual/"].locator("#banner")).to_contain_text(f"#{n + 1}")
+    expect(pages["/evening/"].locator("#titles")).to_contain_text("SHITHEAD")
+    for page in pages.values():
+        page.close()
+
+
 def test_cards_are_picked_by_taps_and_kept_while_new_events_arrive(server, browser):
     """On a phone, cards are named with taps (a rank, then its suits), not typed: a mismatch
     that read nothing is named as a pair; a read no button fixes is corrected from its own

@@ -66,5 +66,6 @@
   });
 
   render(data);
-  listen({ update: () => get("/evening/data.json").then((d) => { data = d; render(d); }) });
+  const reload = () => get("/evening/data.json").then((d) => { data = d; render(d); });
+  listen({ update: reload, open: reload });  // open: what was pushed while the stream was down
 })();

@@ -48,5 +48,7 @@
   }
   render(state, false);
   showSel();
-  listen({ update: (m) => { state = m.view; render(state, true); } });
+  listen({ update: (m) => { state = m.view; render(state, true); },
+    // (re)connected: what was pushed while the stream was down
+    open: () => masta.get("/live/state.json").then((s) => { state = s; render(s, false); }) });
 })();

@@ -368,5 +368,8 @@
 
   banner(document.getElementById("banner"), state.latest, false);
   refresh();
-  listen({ update: (m) => { banner(document.getElementById("banner"), m.view.latest, true); refresh(); } });
+  // (re)connected: what was pushed while the stream was down (a phone asleep, the server
+  // restarted) is fetched whole, not waited for until the next event
+  listen({ update: (m) => { banner(document.getElementById("banner"), m.view.latest, true); refresh(); },
+    open: refresh });
 })();
