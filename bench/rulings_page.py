@@ -52,14 +52,11 @@ def main() -> int:
         app = create_app(Config(data_dir=Path(d), token=TOKEN))
         with BackgroundServer(app, threads=16) as srv:
             table = app.extensions["masta.table"]
-            games = [stream_game("fr", 4, s).events for s in EARLIER[:args.games]]
-            for events in games + [stream_game("fr", 4, 2).events[:args.events]]:  # seed 2: 528 events
-                at = len(table.log)  # each game's events name events of its own log: moved past the last
-                for e in events:
-                    raw = {k: v for k, v in e.items() if k not in ("seq", "t", "source")}
-                    if isinstance(raw.get("event"), int):
-                        raw["event"] += at
-                    table.submit(raw, source="operator" if e["type"] in ("setup", "target") else "camera")
+            for seed in EARLIER[:args.games]:
+                for raw, source in stream_game("fr", 4, seed).submitted(after=len(table.log)):
+                    table.submit(raw, source=source)
+            for raw, source in stream_game("fr", 4, 2).submitted(after=len(table.log))[:args.events]:  # 528 events
+                table.submit(raw, source=source)
             if table.game_over():
                 raise SystemExit(f"the game is over within {args.events} events: ask for fewer")
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,

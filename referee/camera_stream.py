@@ -54,6 +54,19 @@ class StreamedGame:
     def titles(self) -> dict[str, str]:
         return titles_for(self.order) if self.over else {}
 
+    def submitted(self, after: int = 0) -> list[tuple[dict, str]]:
+        """Each event as a table takes it (`TableService.submit`): without the `seq`, `t` and
+        `source` the table gives, with the source that sends it (a person's set-up and target,
+        the camera's the rest); `after`: the events already in the table's log, past which the
+        events this game names are moved (a game played after others in one evening)."""
+        out = []
+        for e in self.events:
+            raw = {k: v for k, v in e.items() if k not in ("seq", "t", "source")}
+            if after and isinstance(raw.get("event"), int):
+                raw["event"] += after
+            out.append((raw, "operator" if e["type"] in ("setup", "target") else "camera"))
+        return out
+
 
 class _Recorder:
     def __init__(self, g: GameState, names: list[str], game: int, t0: float,

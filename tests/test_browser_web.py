@@ -290,9 +290,8 @@ def test_the_rulings_page_shows_this_games_events_and_the_earlier_games_on_a_tap
     from referee.camera_stream import stream_game
 
     base, table = server.url, server.app.extensions["masta.table"]
-    for e in stream_game("fr", 4, 0).events:
-        table.submit({k: v for k, v in e.items() if k not in ("seq", "t", "source")},
-                     source="operator" if e["type"] in ("setup", "target") else "camera")
+    for raw, source in stream_game("fr", 4, 0).submitted():
+        table.submit(raw, source=source)
     n = len(table.log)
     api(base, "/setup/api/game", {"players": ["Ann", "Bob", "Cy", "Dee"], "dealer": "Dee"})
     api(base, "/manual/api/events", {"type": "cards_played", "cards": ["5H"]})
@@ -323,18 +322,16 @@ def test_pages_catch_up_on_what_was_pushed_while_their_stream_was_down(server, b
     from referee.camera_stream import stream_game
 
     base, table = server.url, server.app.extensions["masta.table"]
-    events = stream_game("fr", 4, 0).events
-    for e in events[:-1]:
-        table.submit({k: v for k, v in e.items() if k not in ("seq", "t", "source")},
-                     source="operator" if e["type"] in ("setup", "target") else "camera")
+    *played, (last, source) = stream_game("fr", 4, 0).submitted()
+    for raw, src in played:
+        table.submit(raw, source=src)
     n = len(table.log)
     pages = {path: signed_in(browser, base, path, phone=True) for path in ("/rulings/", "/manual/", "/evening/")}
     for page in pages.values():
         expect(page.locator("#conn")).to_have_class("conn up")
     expect(pages["/evening/"].locator("#titles")).not_to_contain_text("SHITHEAD")
     server.app.extensions["masta.broadcaster"].close_all()  # every stream cut: no page hears the next event
-    last = events[-1]
-    table.submit({k: v for k, v in last.items() if k not in ("seq", "t", "source")}, source="camera")
+    table.submit(last, source=source)
     assert table.game_over()
     expect(pages["/rulings/"].locator(f"#e{n + 1} .out").first).to_be_visible()
     expect(pages["/manual/"].locator("#banner")).to_contain_text(f"#{n + 1}")
@@ -483,11 +480,10 @@ def test_a_wrong_game_end_and_the_plays_held_after_it_are_said_and_undone_on_the
     from referee.camera_stream import stream_game
 
     base, table = server.url, server.app.extensions["masta.table"]
-    for e in stream_game("fr", 4, 2).events[:412]:
-        raw = {k: v for k, v in e.items() if k not in ("seq", "t", "source")}
-        if e["seq"] == 408:  # the camera could not read it
+    for seq, (raw, source) in enumerate(stream_game("fr", 4, 2).submitted()[:412], 1):
+        if seq == 408:  # the camera could not read it
             raw = {"type": "note", "text": "camera mismatch: something landed unread", "meta": {"mismatch": True, "cards": []}}
-        table.submit(raw, source="operator" if e["type"] in ("setup", "target") else "camera")
+        table.submit(raw, source=source)
     page = signed_in(browser, base, "/live/", phone=True)
     box = page.locator("#prompts .game-over")
     expect(box).to_contain_text("Game 1 is over")
@@ -516,9 +512,8 @@ def test_plays_seen_before_the_next_game_was_set_up_are_added_to_it_with_one_tap
     from referee.camera_stream import stream_game
 
     base, table = server.url, server.app.extensions["masta.table"]
-    for e in stream_game("fr", 4, 0).events:
-        table.submit({k: v for k, v in e.items() if k not in ("seq", "t", "source")},
-                     source="operator" if e["type"] in ("setup", "target") else "camera")
+    for raw, source in stream_game("fr", 4, 0).submitted():
+        table.submit(raw, source=source)
     n = len(table.log)
     table.submit({"type": "cards_played", "cards": ["5H"]}, source="camera")
     table.submit({"type": "cards_played", "cards": ["7C"]}, source="camera")

@@ -595,9 +595,8 @@ def test_the_rulings_page_asks_for_the_current_games_events_with_the_plays_held_
     from referee.camera_stream import stream_game
 
     table = app.extensions["masta.table"]
-    for e in stream_game("fr", 4, 0).events:
-        table.submit({k: v for k, v in e.items() if k not in ("seq", "t", "source")},
-                     source="operator" if e["type"] in ("setup", "target") else "camera")
+    for raw, source in stream_game("fr", 4, 0).submitted():
+        table.submit(raw, source=source)
     n = len(table.log)
     assert table.game_over()
     held = [table.submit({"type": "cards_played", "cards": [c]}, source="camera")["event"]["seq"] for c in ("5H", "7C")]

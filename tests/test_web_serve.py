@@ -173,8 +173,7 @@ def test_what_the_camera_sees_after_a_wrong_game_end_is_held_then_ruled_in_place
                           evidence_dir=app.config["MASTA"].evidence_dir)
     sg = stream_game("fr", 4, 2)
     events = [e for e in sg.events if e["seq"] <= 440]
-    for e in events:
-        raw = {k: v for k, v in e.items() if k not in ("seq", "t", "source")}
+    for e, (raw, source) in zip(events, sg.submitted()):
         if e["seq"] == 408:  # the camera could not read JC JS JD
             runner.referee(WatchEvent("mismatch", 1.0, 0.9, 1, cards=[], detail="unread").to_log_event())
         elif e["type"] == "cards_played":
@@ -182,7 +181,7 @@ def test_what_the_camera_sees_after_a_wrong_game_end_is_held_then_ruled_in_place
         elif e["type"] == "pot_cleared":
             runner.referee(WatchEvent("pot_cleared", 1.0, 0.9, 1).to_log_event())
         else:
-            table.submit(raw, source="operator" if e["type"] in ("setup", "target") else "camera")
+            table.submit(raw, source=source)
     assert len(table.log) == 440 and not runner.errors  # nothing refused, nothing lost
     assert table.view()["table"]["over"]  # wrongly, at event 410
     held = [o for o in table.outputs[411] if o.get("held")]
@@ -204,9 +203,8 @@ def test_after_the_end_a_person_may_fix_the_game_but_not_play_on(tmp_path):
 
     app = create_app(Config(data_dir=tmp_path, token="tok"))
     table = app.extensions["masta.table"]
-    for e in stream_game("fr", 4, 0).events:
-        table.submit({k: v for k, v in e.items() if k not in ("seq", "t", "source")},
-                     source="operator" if e["type"] in ("setup", "target") else "camera")
+    for raw, source in stream_game("fr", 4, 0).submitted():
+        table.submit(raw, source=source)
     assert table.view()["table"]["over"]
     c, head = app.test_client(), {"X-Masta-Token": "tok"}
     n = len(table.log)
