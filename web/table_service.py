@@ -98,26 +98,25 @@ class TableService:
         """Where the current game's events begin: its set-up, or the first of the plays that
         set-up found held in the game before (the page offers to add them to this one)."""
         with self.lock:
-            setups = [ev["seq"] for ev in self.log if ev["type"] == "setup"]
-            if not setups:
+            game = self.referee.game
+            if game is None:
                 return 1
-            start = setups[-1]
-            for out in self.outputs.get(start, []):
-                if isinstance(out.get("held"), list):
-                    start = min([start, *out["held"]])
-            return start
+            held = [seq for out in self.outputs.get(game.setup_seq, []) if isinstance(out.get("held"), list)
+                    for seq in out["held"]]
+            return min([game.setup_seq, *held])
 
     def entries(self, since: int = 1) -> list[dict]:
         """The events from `since` on (every one by default) with their outputs and the
         corrections that point at them, newest first."""
         with self.lock:
+            events = self.log[max(since, 1) - 1:]  # a correction comes after the event it names
             fixes: dict[int, list[dict]] = {}
-            for ev in self.log:
+            for ev in events:
                 ref = ev.get("event") or (ev.get("meta") or {}).get("event")
                 if ev["type"] in ("correct", "missed", "void", "played_by", "target", "picked_up", "confirm", "note") and ref:
                     fixes.setdefault(int(ref), []).append(ev)
             rows = []
-            for ev in reversed(self.log[max(since, 1) - 1:]):
+            for ev in reversed(events):
                 outs = self.outputs.get(ev["seq"], [])
                 rows.append({"event": ev, "outputs": [dict(o, kind=rl.kind(o), plain=rl.plain(o, ev))
                                                       for o in outs],

@@ -323,12 +323,12 @@
   /* The current game's events only, until someone asks for the earlier games' (a dispute
      about last game, its photos): an evening is thousands of events. */
   let everything = false;
-  const more = h("div", { class: "row earlier", hidden: true });
-  box.after(more);
+  const earlierBox = h("div", { class: "row earlier", hidden: true });
+  box.after(earlierBox);
 
   function earlier(count) {
-    more.hidden = everything || !count;
-    more.replaceChildren(h("span", { class: "muted small" }, count + " event(s) of earlier games are not shown. "),
+    earlierBox.hidden = everything || !count;
+    earlierBox.replaceChildren(h("span", { class: "muted small" }, count + " event(s) of earlier games are not shown. "),
       h("button", { type: "button", class: "show-earlier", onclick: () => { everything = true; refresh(); } },
         "Show them"));
   }
