@@ -718,23 +718,14 @@ class PotWatcher:
         # landed unread just inside the edge, taken for an arm, and no one was told). Its
         # inside where the zone meets the frame's edge.
         band = np.zeros_like(changed)
-        xl, xr = max(0, xa - r), min(sw, xb + r)
-        if ya - r >= 0:
-            band[ya - r:ya, xl:xr] = True
-        else:
-            band[ya:ya + r, xa:xb] = True
-        if yb + r <= sh:
-            band[yb:yb + r, xl:xr] = True
-        else:
-            band[max(ya, yb - r):yb, xa:xb] = True
-        if xa - r >= 0:
-            band[max(0, ya - r):yb + r, xa - r:xa] = True
-        else:
-            band[ya:yb, xa:xa + r] = True
-        if xb + r <= sw:
-            band[max(0, ya - r):yb + r, xb:xb + r] = True
-        else:
-            band[ya:yb, max(xa, xb - r):xb] = True
+        xs, ys = slice(max(0, xa - r), min(sw, xb + r)), slice(max(0, ya - r), yb + r)
+        xin, yin = slice(xa, xb), slice(ya, yb)
+        for fits, outside, inside in (  # each side: (room outside it, the band there, the band within)
+                (ya - r >= 0, (slice(ya - r, ya), xs), (slice(ya, ya + r), xin)),
+                (yb + r <= sh, (slice(yb, yb + r), xs), (slice(max(ya, yb - r), yb), xin)),
+                (xa - r >= 0, (ys, slice(xa - r, xa)), (yin, slice(xa, xa + r))),
+                (xb + r <= sw, (ys, slice(xb, xb + r)), (yin, slice(max(xa, xb - r), xb)))):
+            band[outside if fits else inside] = True
         ring = changed[band]
         return bool(ring.size) and float(ring.mean()) > self.cfg.ring_share
 
