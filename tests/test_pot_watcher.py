@@ -998,6 +998,36 @@ def test_a_six_read_upside_down_is_no_new_nine(play, turned, expected):
     assert [(e.type, e.cards) for e in events] == [("cards_played", ["6C"]), ("cards_played", expected)]
 
 
+def test_a_six_read_upside_down_is_not_a_six_taken_back():
+    """A 6C on top of the pot, on an 8H; an arm reaches in, nudges the 6C and plays nothing,
+    and from then on its index reads "9C" only, where the 6C was read from. That is the 6C seen
+    upside down (`_turned_twin`): no new 9C, and no 6C gone either. It was counted missing, and
+    the page said the top card had left the pot without a clear (taken back?)."""
+    from vision.detector import CardReads
+
+    s = Scene()
+    s.still(10)
+    s.play(["8H"], (185, 105))
+    s.still(15)
+    s.play(["6C"], (140, 100))
+    s.still(15)
+    s.reach((150, 110))
+    s.cards[-1] = ("6C", (142, 101))  # nudged: the scene is read again
+    s.leave((150, 110))
+    turned = len(s.frames)
+    s.still(20)
+    index = (141.0, 101.0, 149.0, 115.0)  # the 6C's corner index
+    w, events = PotWatcher(WatcherConfig()), []
+    for i, img in enumerate(s.frames):
+        dets = list(s.dets[i])
+        if i >= turned:
+            dets = [Det("9C", 0.8, index) if d.card == "6C" else d for d in dets]
+        hits = [_faint_index(d.card, {d.card: d.conf}, index if d.card in ("6C", "9C") else d.box, det_conf=0.8)
+                for d in dets]
+        events += w.feed(img, i / 30.0, i, lambda _img, r=CardReads(dets, hits): r)
+    assert [(e.type, e.cards) for e in events] == [("cards_played", ["8H"]), ("cards_played", ["6C"])]
+
+
 def test_a_card_landing_unread_on_a_card_is_measured_in_index_boxes_not_cards():
     """dev bench-0202 at 158.7 s: a Knoll QC lands square on the 8C and is not read; the 8C's
     far corner still is. The change, where a queen's face replaced eight clubs, was measured

@@ -146,6 +146,14 @@ LOWER_INSIDE, LOWER_LEAN = 0.7, 0.5
 #: (IoU) on an index box its pot twin was read from is that twin's index
 TURNED, TURNED_IOU = {"6": "9", "9": "6"}, 0.5
 
+
+def _twin(card: str) -> str | None:
+    """The card a 6 or a 9 reads as upside down (6S -> 9S); None for other ranks."""
+    rank = rank_of(card)
+    twin = TURNED.get(rank)
+    return None if twin is None else twin + card[len(rank):]
+
+
 #: `_pot_left`: the table around where the pot lay differing from the bare frame over this share
 #: of it means that frame is stale (the camera moved), not that the pot is still there
 BARE_STALE = 0.2
@@ -866,10 +874,13 @@ class PotWatcher:
                 if not _same_place(o.box, where) and not _other_corner_of(o.box, where, side):
                     o.low_conf = True
                     new_obs.append(o)
-        turned = {id(o) for o in new_obs if self._turned_twin(o)}
-        if turned:  # a pot card's index read upside down: that card, not a new one
-            new_obs = [o for o in new_obs if id(o) not in turned]
-            obs = [o for o in obs if id(o) not in turned]
+        turned = [o for o in new_obs if self._turned_twin(o)]
+        if turned:  # a pot card's index read upside down: that card, not a new one, nor one gone
+            ids = {id(o) for o in turned}
+            new_obs = [o for o in new_obs if id(o) not in ids]
+            obs = [o for o in obs if id(o) not in ids]
+            cur = Counter(o.card for o in obs) + Counter(_twin(o.card) for o in turned)
+            missing = prev_c - cur
         rebaselined = self._rebaseline
         if rebaselined:
             self._rebaseline = False
@@ -981,11 +992,9 @@ class PotWatcher:
         bench-0202 at 26.1 s, a 9S on a 6C read "9C 9S"; bench-0105 at 78.2 s, "9S 9D" over a
         6D): as much overlap as half the smaller box caught both, but bench-0202 then lost 6
         plays (a QC read as a 6C eight times) and bench-0105 two."""
-        rank = rank_of(o.card)
-        twin = TURNED.get(rank)
-        if twin is None:
+        card = _twin(o.card)
+        if card is None:
             return False
-        card = twin + o.card[len(rank):]
         return self.pot_seen[card] > 0 and any(_iou(o.box, b) >= TURNED_IOU for b in self.pot_indices.get(card, ()))
 
     def _note_indices(self, obs: list[Observation]) -> None:
