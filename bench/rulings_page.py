@@ -72,7 +72,7 @@ def main() -> int:
             load = time.perf_counter() - t0
             elements = page.evaluate("document.querySelectorAll('*').length")
             total = len(table.log)
-            start = max(e["seq"] for e in table.log if e["type"] == "setup")
+            start = table.referee.game.setup_seq
             plays = [e["seq"] for e in table.log if e["type"] == "cards_played" and e["seq"] > start]
             new, fix = [], []
             for i in range(args.rounds):
