@@ -1052,8 +1052,9 @@ def one_tap_fixes(g: dict) -> list[list[str]]:
     (`web/rulings/static/rulings.js`): a play asked about offers its cards with `more` added,
     with `less` taken out, with one card put in the place of a read's (`reads`: each card's
     two likeliest others, at least 5%), of two cards or more without any one of them, and
-    with one more card of its rank; a mismatch offers each rank it half saw ("Played here"),
-    unless its cards are ones that left the pot (`gone`)."""
+    with one more card of its rank (each suit but the one `more` names alone); a mismatch
+    offers each rank it half saw ("Played here"), unless its cards are ones that left the pot
+    (`gone`)."""
     if not g.get("low_conf") and g["type"] == "cards_played":
         return []
     if g["type"] == "cards_played":
@@ -1069,7 +1070,7 @@ def one_tap_fixes(g: dict) -> list[list[str]]:
         ranks = {rank_of(c) for c in cards}
         if len(ranks) == 1 and "JK" not in ranks and len(cards) < 4:
             rank = ranks.pop()
-            out += [cards + [rank + x] for x in "CDHS" if rank + x not in cards and rank + x not in more]
+            out += [cards + [rank + x] for x in "CDHS" if rank + x not in cards and [rank + x] != more]
         return out
     if g["type"] == "mismatch" and not g.get("gone"):  # cards that left the pot are no play
         groups: dict[str, list[str]] = {}

@@ -157,6 +157,9 @@ def test_the_errors_one_tap_fixes_and_the_games_right_after_them_are_counted():
     assert one_tap_fixes(dict(fixed[1], gone=True)) == []  # cards that left the pot are no play
     assert one_tap_fixes(fixed[2]) == [["JD"], ["JH"], ["JD"], ["JD", "JH", "JC"], ["JD", "JH", "JS"]]
     assert one_tap_fixes(dict(fixed[0], low_conf=False)) == []
+    # several named: all of them at once, or each alone ("+ 7S" is the fix of a 7H 7S read "7H")
+    assert one_tap_fixes(dict(fixed[0], more=["7D", "7S"])) == \
+        [["7H", "7D", "7S"], ["7H", "7C"], ["7H", "7D"], ["7H", "7S"]]
     # a read's likelier others, put in its place (at least 5%, two at most, none already played)
     reads = [{"7H": 0.5, "1H": 0.0, "7D": 0.3, "7S": 0.2, "4H": 0.1, "2H": 0.01}]
     assert one_tap_fixes({"type": "cards_played", "cards": ["7H"], "low_conf": True, "reads": reads})[:2] == \

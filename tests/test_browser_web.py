@@ -181,12 +181,35 @@ def test_a_play_that_may_be_a_card_short_is_fixed_with_one_tap(server, browser):
     page = signed_in(browser, base, "/rulings/")
     fix = page.locator("#e2 .doubt .fix-more")
     expect(fix).to_contain_text("It was 7♣7♠")
+    expect(page.locator("#e2 .doubt .fix-add")).to_have_text(["+ 7♦", "+ 7♥"])  # 7♠ is "It was"
     fix.click()
     expect(page.locator("#e2 .fixes")).to_contain_text("really 7♣7♠")
     expect(page.locator("#e2 .fixes")).to_contain_text("Ann")
     view = json.loads(urllib.request.urlopen(f"{base}/rulings/data.json?token={TOKEN}", timeout=10).read())
     fixes = [r["event"] for r in view["entries"] if r["event"]["type"] == "correct"]
     assert [f["cards"] for f in fixes] == [["7C", "7S"]]
+    page.close()
+
+
+def test_of_several_cards_half_seen_under_a_play_each_is_offered_alone(server, browser):
+    """A fanned 7C 7S 7D read "7C 7D", the 7S's index read as much 7C as 7S, and a 7H half seen
+    too: "It was" adds both, and each is one tap on its own ("+ 7♠"), as is any other suit."""
+    from playwright.sync_api import expect
+
+    base = server.url
+    api(base, "/setup/api/game", {"players": ["Ann", "Bob"], "dealer": "Bob"})
+    api(base, "/manual/api/events", {"type": "cards_played", "cards": ["7C", "7D"], "conf": [0.9, 0.8], "meta": {
+        "low_conf": True, "maybe_more": ["7H", "7S"],
+        "detail": "7H 7S also half seen (one card more under it?); please check"}})
+    page = signed_in(browser, base, "/rulings/")
+    expect(page.locator("#e2 .doubt .fix-more")).to_contain_text("It was 7♣7♦7♥7♠")
+    adds = page.locator("#e2 .doubt .fix-add")
+    expect(adds).to_have_text(["+ 7♥", "+ 7♠"])
+    adds.nth(1).click()
+    expect(page.locator("#e2 .fixes")).to_contain_text("really 7♣7♦7♠")
+    view = json.loads(urllib.request.urlopen(f"{base}/rulings/data.json?token={TOKEN}", timeout=10).read())
+    fixes = [r["event"] for r in view["entries"] if r["event"]["type"] == "correct"]
+    assert [f["cards"] for f in fixes] == [["7C", "7D", "7S"]]
     page.close()
 
 

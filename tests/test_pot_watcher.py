@@ -762,6 +762,60 @@ def test_a_faint_index_of_a_mate_beside_the_play_asks_whether_it_lies_under_it(c
     assert ("JS also half seen (one card more under it?)" in ev.detail) == asks
 
 
+@pytest.mark.parametrize("probs, box, beside, asks", [
+    ({"7C": 0.4, "7S": 0.35}, (140, 100, 148, 114), 0.5, True),   # the 7S's index, read as much 7C as 7S
+    ({"7C": 0.75, "7S": 0.3}, (140, 100, 148, 114), 0.5, False),  # 7S under `mate_beside` of its 7C
+    ({"7C": 0.4, "7S": 0.35}, (153, 99, 163, 115), 0.5, False),   # a looser box of the 7C's own index
+    ({"7C": 0.4, "7S": 0.35}, (140, 100, 148, 114), 0.0, False),  # turned off
+])
+def test_an_index_read_as_a_played_card_beside_its_surer_index_asks_for_its_mate(probs, box, beside, asks):
+    """A fanned 7S 7C read "7C": the 7S's index, a strip beside the 7C's, is read as much 7C as
+    7S, so the two boxes make one 7C (the benchmark's bench-0109 at 220.1 s: 7C 7S 7D read "7C
+    7D", untold). One deck shows no card's index twice side by side: the page asks about 7S."""
+    from vision.detector import CardReads
+
+    s = Scene()
+    s.still(10)
+    land = s.play(["7S", "7C"], (140, 100), fan=14)
+    s.still(20)
+    hits = [_faint_index("7C", {"7C": 0.9}, (154, 100, 162, 114), det_conf=0.8),
+            _faint_index("7C", probs, box)]
+    w, events = PotWatcher(WatcherConfig(mate_beside=beside)), []
+    for i, img in enumerate(s.frames):
+        reads = CardReads([d for d in s.dets[i] if d.card != "7S"], hits if i >= land else [])
+        events += w.feed(img, i / 30.0, i, lambda _img, r=reads: r)
+    (ev,) = events
+    assert ev.cards == ["7C"] and ev.low_conf == asks and ev.maybe_more == (["7S"] if asks else [])
+
+
+@pytest.mark.parametrize("box, read_as, p, wide, asks", [
+    ((140, 100, 168, 114), "9D", 0.66, 2.0, True),    # one box over both indices; a cut at its left reads 9D
+    ((140, 100, 168, 114), "9D", 0.4, 2.0, False),    # under `wide_conf`
+    ((140, 100, 168, 114), "KD", 0.9, 2.0, False),    # another rank: no card of this play
+    ((140, 100, 155, 114), "9D", 0.66, 2.0, False),   # not `wide_index` index widths wide
+    ((140, 100, 168, 114), "9D", 0.66, 0.0, False),   # turned off
+])
+def test_a_wide_index_box_of_the_play_is_read_in_cuts_for_a_mate_beside_it(box, read_as, p, wide, asks):
+    """A fanned 9D 9S read "9S": the detector boxed the two indices, side by side, as one, read
+    9S. Cut every third of an index width along it, the cut at its left reads 9D: asked about,
+    not played (the benchmark's bench-0106 at 27.3 s)."""
+    from vision.detector import CardReads
+
+    s = Scene()
+    s.still(10)
+    land = s.play(["9D", "9S"], (140, 100), fan=14)
+    s.still(20)
+    hits = [_faint_index("9S", {"9S": 0.9}, box, det_conf=0.8)]
+    reader = _classifier_reading(read_as, p, (144.2, 107))  # the 9D's index, at the box's left
+    w, events = PotWatcher(WatcherConfig(wide_index=wide)), []
+    for i, img in enumerate(s.frames):
+        reads = CardReads([d for d in s.dets[i] if d.card != "9D"], hits if i >= land else [], reader)
+        events += w.feed(img, i / 30.0, i, lambda _img, r=reads: r)
+    (ev,) = events
+    assert ev.cards == ["9S"] and ev.low_conf == asks and ev.maybe_more == (["9D"] if asks else [])
+    assert ("9D also half seen (one card more under it?)" in ev.detail) == asks
+
+
 def _classifier_reading(card: str, p: float, at: tuple[float, float]):
     """Stands in for the classifier on boxes the detector did not find: `card` at `p` for a box
     centred within 3 px of `at` (a half-hidden index), `none` elsewhere."""

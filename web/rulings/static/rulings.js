@@ -129,10 +129,11 @@
         "Not ", card(c, true))])] : null;
     // a card that may lie under the play too (a fanned pair read as one): one tap adds it
     const more = (m.maybe_more || []).filter((c) => !cards.includes(c));
-    // a card short, named by nothing: one tap adds a card of the play's rank of a suit not in it
+    // a card short: one tap adds a card of the play's rank of a suit not in it (not the one
+    // card "It was" adds already; of several named, each is offered alone too)
     const rank = cards.length && cards.every((c) => c !== "JK" && rankOf(c) === rankOf(cards[0])) ? rankOf(cards[0]) : null;
     const add = operator && rank && cards.length < 4
-      ? [..."CDHS"].map((x) => rank + x).filter((c) => !cards.includes(c) && !more.includes(c)) : [];
+      ? [..."CDHS"].map((x) => rank + x).filter((c) => !cards.includes(c) && !(more.length === 1 && more.includes(c))) : [];
     const plus = add.length ? [" One card more? ", add.map((c) => [" ", h("button", { type: "button", class: "fix-add",
       onclick: () => fix(cards.concat([c])) }, "+ ", card(c, true))])] : null;
     // a card the camera read half hidden beside the play and added to it: one tap takes it out
