@@ -1113,7 +1113,7 @@ class PotWatcher:
         its box's height), of a played card or changed by the play, cut every `WIDE_STEP` of a
         width along it: the detector boxes a fanned pair's two indices, side by side, as one,
         read as one card (the benchmark's bench-0106 at 27.3 s: a 9D 9S read "9S", the 9D's
-        index inside a loose box read 4D, which a cut at its right reads 9D at 0.66). Asked
+        index inside a loose box read 4D, whose two leftmost cuts read 9D at 0.87). Asked
         about, never played: a cut also takes in a neighbour's print."""
         cfg, cards = self.cfg, [o.card for o in play]
         read_at = getattr(self._last_read, "read_at", None)
