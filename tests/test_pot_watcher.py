@@ -1082,6 +1082,37 @@ def test_a_six_read_upside_down_is_not_a_six_taken_back():
     assert [(e.type, e.cards) for e in events] == [("cards_played", ["8H"]), ("cards_played", ["6C"])]
 
 
+@pytest.mark.parametrize("six_at, share, asks", [
+    ((140, 100), 0.5, True),    # the "9C" box lies loosely around the 6C's index
+    ((200, 100), 0.5, False),   # the 6C lies elsewhere: a 9C's own index
+    ((140, 100), 0.0, False),   # turned off
+])
+def test_a_nine_read_loosely_over_its_six_twins_index_is_asked_about(six_at, share, asks):
+    """The benchmark's bench-0105 at 78.2 s: a 9S played on the pot read "9S 9D", the 9D a loose
+    box around the index of the 6D under it, read upside down (too loose for `_turned_twin`,
+    whose looser cut lost plays). Asked about instead: one tap makes the play "9S"."""
+    from vision.detector import CardReads
+
+    s = Scene()
+    s.still(10)
+    s.play(["6C"], six_at)
+    s.still(15)
+    land = s.play(["9S"], (145, 106))  # over most of the 6C's index, when it lies at (140, 100)
+    s.still(20)
+    index = (six_at[0] + 1.0, six_at[1] + 1.0, six_at[0] + 9.0, six_at[1] + 15.0)  # the 6C's corner index
+    box = (137.0, 97.0, 155.0, 121.0)  # "9C", read where the 9S landed
+    w, events = PotWatcher(WatcherConfig(twin_overlap=share)), []
+    for i, img in enumerate(s.frames):
+        dets = list(s.dets[i]) + ([Det("9C", 0.9, box)] if i >= land else [])
+        hits = [_faint_index(d.card, {d.card: d.conf}, index if d.card == "6C" else d.box, det_conf=0.8)
+                for d in dets]
+        events += w.feed(img, i / 30.0, i, lambda _img, r=CardReads(dets, hits): r)
+    assert [(e.type, sorted(e.cards)) for e in events] == [("cards_played", ["6C"]), ("cards_played", ["9C", "9S"])]
+    ev = events[-1]
+    assert ev.low_conf == asks and ev.maybe_less == (["9C"] if asks else [])
+    assert ("9C may be the 6C under it, read upside down" in ev.detail) == asks
+
+
 def test_a_card_landing_unread_on_a_card_is_measured_in_index_boxes_not_cards():
     """dev bench-0202 at 158.7 s: a Knoll QC lands square on the 8C and is not read; the 8C's
     far corner still is. The change, where a queen's face replaced eight clubs, was measured
