@@ -120,11 +120,11 @@ class WatcherConfig:
                                     # gives such a card this much, however unsure (0: off)
     mate_beside: float = 0.5        # ... or, so changed, read as a card of the play beside a surer
                                     # box of it, giving such a card this share of its own (0: off)
-    twin_overlap: float = 0.5       # a 6 or 9 of a play of several whose box holds this much of an
-                                    # index box of its pot twin: asked about (`_maybe_turned`; 0: off)
     wide_index: float = 2.0         # ... or a box of the play or changed by it this many index
     wide_conf: float = 0.5          # widths wide, one of whose index-wide cuts reads such a card
                                     # this surely (`_wide_mates`; 0: off)
+    twin_overlap: float = 0.5       # a 6 or 9 of a play of several whose box holds this much of an
+                                    # index box of its pot twin: asked about (`_maybe_turned`; 0: off)
     lower_reach: float = 2.0        # a fanned play's lower card: its index looked for this many
     lower_conf: float = 0.4         # index sides around a played card's (0: off), added at this much
     unread_change: float = 1.0      # the pot changed by this many index boxes' area with no card
@@ -1019,8 +1019,8 @@ class PotWatcher:
         loosely for `_turned_twin` (its box holding `twin_overlap` or more of the smaller of
         its box and an index box the twin was read from)? The benchmark's bench-0105 at 78.2 s:
         a 9S played on a 6D read "9S 9D", untold. Taken for the twin at that overlap, dev
-        bench-0202 lost 6 plays (a QC read as a 6C, eight times), so such a card is only asked about in
-        a play of several cards: one tap takes it out (1280x720 benchmark: errors untold 2 -> 1,
+        bench-0202 lost 6 plays (a QC read as a 6C, eight times), so such a card is only asked
+        about in a play of several cards: one tap takes it out (1280x720 benchmark: errors untold 2 -> 1,
         one right play more asked about; dev renders: 2 -> 1, bench-0202 at 26.1 s, a 9S read
         "9C 9S" on a 6C, and no right play more asked about)."""
         card, share = _twin(o.card), self.cfg.twin_overlap
