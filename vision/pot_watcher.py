@@ -1009,10 +1009,7 @@ class PotWatcher:
         6D): as much overlap as half the smaller box caught both, but bench-0202 then lost 6
         plays (a QC read as a 6C eight times) and bench-0105 two. Those are asked about
         instead (`_maybe_turned`)."""
-        card = _twin(o.card)
-        if card is None:
-            return False
-        return self.pot_seen[card] > 0 and any(_iou(o.box, b) >= TURNED_IOU for b in self.pot_indices.get(card, ()))
+        return any(_iou(o.box, b) >= TURNED_IOU for b in self._twin_indices(o))
 
     def _maybe_turned(self, o: Observation) -> bool:
         """Might new card `o`, a 6 or a 9, be its pot twin's index read upside down, boxed too
@@ -1023,10 +1020,15 @@ class PotWatcher:
         about in a play of several cards: one tap takes it out (1280x720 benchmark: errors untold 2 -> 1,
         one right play more asked about; dev renders: 2 -> 1, bench-0202 at 26.1 s, a 9S read
         "9C 9S" on a 6C, and no right play more asked about)."""
-        card, share = _twin(o.card), self.cfg.twin_overlap
-        if card is None or share <= 0 or self.pot_seen[card] == 0:
-            return False
-        return any(_overlap(o.box, b) >= share * min(_area(o.box), _area(b)) for b in self.pot_indices.get(card, ()))
+        share = self.cfg.twin_overlap
+        return share > 0 and any(_overlap(o.box, b) >= share * min(_area(o.box), _area(b))
+                                 for b in self._twin_indices(o))
+
+    def _twin_indices(self, o: Observation) -> Sequence:
+        """The index boxes that `o`'s turned twin (its 6 for a 9, its 9 for a 6) was read from
+        on this pot; none when `o` is no 6 or 9, or its twin is not on the pot."""
+        card = _twin(o.card)
+        return self.pot_indices.get(card, ()) if card is not None and self.pot_seen[card] > 0 else ()
 
     def _note_indices(self, obs: list[Observation]) -> None:
         """Keep the index boxes the settled cards were read from: where each was read
