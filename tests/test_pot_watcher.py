@@ -793,12 +793,15 @@ def test_an_index_read_as_a_played_card_beside_its_surer_index_asks_for_its_mate
     ((140, 100, 168, 114), "9D", 0.4, 2.0, False),    # under `wide_conf`
     ((140, 100, 168, 114), "KD", 0.9, 2.0, False),    # another rank: no card of this play
     ((140, 100, 155, 114), "9D", 0.66, 2.0, False),   # not `wide_index` index widths wide
+    ((140, 100, 155, 114), "9D", 0.66, None, True),   # 1.8 widths: the default reads it in cuts
+    ((140, 100, 151, 114), "9D", 0.66, None, False),  # 1.3 widths: one index, a little loose
     ((140, 100, 168, 114), "9D", 0.66, 0.0, False),   # turned off
 ])
 def test_a_wide_index_box_of_the_play_is_read_in_cuts_for_a_mate_beside_it(box, read_as, p, wide, asks):
     """A fanned 9D 9S read "9S": the detector boxed the two indices, side by side, as one, read
     9S. Cut every third of an index width along it, the cut at its left reads 9D: asked about,
-    not played (the benchmark's bench-0106 at 27.3 s)."""
+    not played (the benchmark's bench-0106 at 27.3 s; a box 1.8 index widths wide: bench-0104
+    at 200.5 s, a KS KC read "KC")."""
     from vision.detector import CardReads
 
     s = Scene()
@@ -807,7 +810,7 @@ def test_a_wide_index_box_of_the_play_is_read_in_cuts_for_a_mate_beside_it(box, 
     s.still(20)
     hits = [_faint_index("9S", {"9S": 0.9}, box, det_conf=0.8)]
     reader = _classifier_reading(read_as, p, (144.2, 107))  # the 9D's index, at the box's left
-    w, events = PotWatcher(WatcherConfig(wide_index=wide)), []
+    w, events = PotWatcher(WatcherConfig() if wide is None else WatcherConfig(wide_index=wide)), []
     for i, img in enumerate(s.frames):
         reads = CardReads([d for d in s.dets[i] if d.card != "9D"], hits if i >= land else [], reader)
         events += w.feed(img, i / 30.0, i, lambda _img, r=reads: r)

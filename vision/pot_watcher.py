@@ -120,7 +120,7 @@ class WatcherConfig:
                                     # gives such a card this much, however unsure (0: off)
     mate_beside: float = 0.5        # ... or, so changed, read as a card of the play beside a surer
                                     # box of it, giving such a card this share of its own (0: off)
-    wide_index: float = 2.0         # ... or a box of the play or changed by it this many index
+    wide_index: float = 1.5         # ... or a box of the play or changed by it this many index
     wide_conf: float = 0.5          # widths wide, one of whose index-wide cuts reads such a card
                                     # this surely (`_wide_mates`; 0: off)
     twin_overlap: float = 0.5       # a 6 or 9 of a play of several whose box holds this much of an
@@ -1138,8 +1138,10 @@ class PotWatcher:
         its box's height), of a played card or changed by the play, cut every `WIDE_STEP` of a
         width along it: the detector boxes a fanned pair's two indices, side by side, as one,
         read as one card (the benchmark's bench-0106 at 27.3 s: a 9D 9S read "9S", the 9D's
-        index inside a loose box read 4D, whose two leftmost cuts read 9D at 0.87). Asked
-        about, never played: a cut also takes in a neighbour's print."""
+        index inside a loose box read 4D, whose two leftmost cuts read 9D at 0.87; bench-0104 at
+        200.5 s: a KS KC read "KC", the KS's index in a box 1.8 index widths wide read QC at 0.12,
+        its cuts KS at 0.43-0.64, hence 1.5 and not 2). Asked about, never played: a cut also
+        takes in a neighbour's print."""
         cfg, cards = self.cfg, [o.card for o in play]
         read_at = getattr(self._last_read, "read_at", None)
         if read_at is None:
