@@ -1053,8 +1053,9 @@ def one_tap_fixes(g: dict) -> list[list[str]]:
     with `less` taken out, with one card put in the place of a read's (`reads`: each card's
     two likeliest others, at least 5%), of two cards or more without any one of them, and
     with one more card of its rank (each suit but the one `more` names alone); a mismatch
-    offers each rank it half saw ("Played here"), unless its cards are ones that left the pot
-    (`gone`)."""
+    offers each rank it half saw ("Played here"), each of its cards alone ("or only"), and its
+    cards with one more of that rank ("or one more: + QH"), unless its cards are ones that left
+    the pot (`gone`)."""
     if not g.get("low_conf") and g["type"] == "cards_played":
         return []
     if g["type"] == "cards_played":
@@ -1076,7 +1077,13 @@ def one_tap_fixes(g: dict) -> list[list[str]]:
         groups: dict[str, list[str]] = {}
         for c in g.get("cards") or []:
             groups.setdefault(rank_of(c), []).append(c)
-        return list(groups.values())
+        out = []
+        for rank, seen in groups.items():
+            out.append(seen)
+            out += [[c] for c in seen] if len(seen) > 1 else []
+            if rank != "JK" and len(seen) < 4:
+                out += [seen + [rank + x] for x in "CDHS" if rank + x not in seen]
+        return out
     return []
 
 

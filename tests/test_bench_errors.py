@@ -153,7 +153,11 @@ def test_the_errors_one_tap_fixes_and_the_games_right_after_them_are_counted():
              {"type": "cards_played", "cards": ["JD", "JH"], "t": 20.5, "low_conf": True, "less": ["JH"]},
              {"type": "mismatch", "cards": ["3S"], "t": 25.0, "low_conf": True}, clear]
     assert one_tap_fixes(fixed[0]) == [["7H", "7S"], ["7H", "7C"], ["7H", "7D"]]  # "it was", then "+ 7C", "+ 7D"
-    assert one_tap_fixes(fixed[1]) == [["9C"], ["QD"]]
+    assert one_tap_fixes(fixed[1]) == [["9C"], ["9C", "9D"], ["9C", "9H"], ["9C", "9S"],
+                                       ["QD"], ["QD", "QC"], ["QD", "QH"], ["QD", "QS"]]
+    # a rank seen twice: both, each alone, both and one more
+    assert one_tap_fixes({"type": "mismatch", "cards": ["7C", "7S"], "low_conf": True}) == \
+        [["7C", "7S"], ["7C"], ["7S"], ["7C", "7S", "7D"], ["7C", "7S", "7H"]]
     assert one_tap_fixes(dict(fixed[1], gone=True)) == []  # cards that left the pot are no play
     assert one_tap_fixes(fixed[2]) == [["JD"], ["JH"], ["JD"], ["JD", "JH", "JC"], ["JD", "JH", "JS"]]
     assert one_tap_fixes(dict(fixed[0], low_conf=False)) == []
@@ -295,10 +299,10 @@ def test_a_reading_goes_to_the_play_whose_card_the_page_offers_in_its_place():
            "reads": [{"6H": 0.395, "QH": 0.171, "8H": 0.117, "9H": 0.1}]}
     clash = {"type": "mismatch", "cards": ["8C", "QS"], "t": 40.33, "low_conf": True}
     s = score_events(truth, [clash, six])
-    assert s.errors == ["t=39.90: cards_played QC QS missed (a mismatch shown)",
+    assert s.errors == ["t=39.90: cards_played QC QS missed (a mismatch shown) (one tap)",  # "QS + QC"
                         "t=41.73: played QH, read 6H (flagged) (one tap)",
                         "t=40.33: extra mismatch 8C QS (flagged)"]  # a mismatch matches no play
-    assert s.missed_noted == 1 and s.wrong_flagged == 1 and s.one_tap == 1
+    assert s.missed_noted == 1 and s.wrong_flagged == 1 and s.one_tap == 2
     sure = dict(six, low_conf=False)
     assert score_events(truth, [clash, sure]).errors[:2] == ["t=39.90: played QC QS, read 6H",
                                                              "t=41.73: cards_played QH missed"]

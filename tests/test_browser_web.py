@@ -276,6 +276,31 @@ def test_a_camera_mismatch_is_named_in_place_by_one_tap(server, browser):
     page.close()
 
 
+def test_a_camera_mismatch_offers_each_card_alone_and_one_more_of_its_rank(server, browser):
+    """A fanned pair half read lands as a mismatch ("7C 7S": the benchmark's Knoll jacks and
+    queens, often three of a rank read as two or one). Beside "Played here: 7♣ 7♠", one tap
+    names either card alone, or the two and one more of their rank (each suit not seen)."""
+    from playwright.sync_api import expect
+
+    base = server.url
+    api(base, "/setup/api/game", {"players": ["Ann", "Bob"], "dealer": "Bob"})
+    api(base, "/manual/api/events", {"type": "cards_played", "cards": ["5H"]})
+    api(base, "/manual/api/events", {"type": "note", "text": "camera mismatch: 7C 7S KD landed",
+                                     "meta": {"mismatch": True, "cards": ["7C", "7S", "KD"]}})
+    page = signed_in(browser, base, "/rulings/")
+    doubt = page.locator("#e3 .doubt")
+    expect(doubt.locator(".name-seen")).to_have_count(2)  # the sevens; the king
+    expect(doubt.locator(".name-one")).to_have_count(2)   # 7C alone, 7S alone
+    expect(doubt.locator(".name-more")).to_have_count(2 + 3)  # + 7D, + 7H; + KC, + KH, + KS
+    expect(doubt.locator(".name-more").nth(1)).to_have_attribute("title", "Played here: 7C 7S 7H")
+    doubt.locator(".name-more").nth(1).click()
+    expect(page.locator("#e3 .fixes")).to_contain_text("really 7♣")
+    view = json.loads(urllib.request.urlopen(f"{base}/rulings/data.json?token={TOKEN}", timeout=10).read())
+    fixes = [r["event"] for r in view["entries"] if r["event"]["type"] == "correct"]
+    assert [f["cards"] for f in fixes] == [["7C", "7S", "7H"]]
+    page.close()
+
+
 def test_a_new_event_redraws_only_the_entries_it_changes(server, browser):
     """An evening has hundreds of events: a new one must not rebuild every entry (a phone then
     lagged seconds behind the table). The entries it leaves alone are the same elements, with

@@ -160,7 +160,9 @@
   /* A camera mismatch (meta.mismatch: two plays seen as one, a card gone, a card that landed
      unread): the camera decided nothing, so a person looks at the photos and names the play
      here; it is then ruled where it happened, and the plays after it again. One tap names
-     each rank the camera half saw (meta.cards); any other cards are picked by taps or typed. */
+     each rank the camera half saw (meta.cards), or one of its cards alone, or them and one
+     more of that rank (a fanned pair half read: the benchmark's commonest mismatch); any other
+     cards are picked by taps or typed. `one_tap_fixes` in datasets/game_video.py counts the same. */
   function unsure(ev, named, voided) {
     if (ev.type !== "note" || !(ev.meta && ev.meta.mismatch)) return null;
     if (named || voided) return null;  // named (the ruling and the correction show below), or nothing played
@@ -170,8 +172,16 @@
     const groups = {};
     // cards that left the pot (taken back, part of the pot gone) are no play to offer
     (ev.meta.gone ? [] : ev.meta.cards || []).forEach((c) => { (groups[rankOf(c)] = groups[rankOf(c)] || []).push(c); });
-    const taps = Object.values(groups).map((g) => [" ", h("button", { type: "button", class: "name-seen", onclick: () => name(g) },
-      "Played here: ", g.map((c) => card(c, true)))]);
+    const taps = Object.values(groups).map((g) => {
+      const rank = rankOf(g[0]);
+      const only = g.length > 1 ? [" or only", g.map((c) => [" ", h("button", { type: "button", class: "name-one",
+        title: "Played here: " + c, onclick: () => name([c]) }, card(c, true))])] : null;
+      const add = rank !== "JK" && g.length < 4 ? [..."CDHS"].map((x) => rank + x).filter((c) => !g.includes(c)) : [];
+      const more = add.length ? [" or one more:", add.map((c) => [" ", h("button", { type: "button", class: "name-more",
+        title: "Played here: " + g.concat([c]).join(" "), onclick: () => name(g.concat([c])) }, "+ ", card(c, true))])] : null;
+      return [" ", h("span", { class: "seen" }, h("button", { type: "button", class: "name-seen", onclick: () => name(g) },
+        "Played here: ", g.map((c) => card(c, true))), only, more)];
+    });
     const other = namerBox("m" + ev.seq, taps.length ? "Other cards…" : "Pick the cards…", [], name, {
       button: "name-play", buttonText: "Played here", input: "name-cards", placeholder: "cards, e.g. 9S 9H",
       aria: "cards played at #" + ev.seq });
