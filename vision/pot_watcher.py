@@ -925,7 +925,7 @@ class PotWatcher:
                 # a stray where nothing changed is an old card read otherwise, no doubt about the
                 # play (`unchanged` are such strays already: `_changed` measured them); beside a
                 # play read surely, a stray is a card under it misread, no doubt about the play
-                # either (over the benchmark, 30 right plays asked about, no error; `doubt_conf`)
+                # either (over the benchmark it asked about 30 right plays so, and no wrong one)
                 sure = min(o.conf for o in play) >= self.cfg.doubt_conf
                 doubts = [] if sure else [o for o in strays
                                           if self._box_change(o.box, image) >= self.cfg.unchanged_share]
