@@ -1050,7 +1050,7 @@ class Score:
 def one_tap_fixes(g: dict) -> list[list[str]]:
     """The cards a person can set a decision to with one tap on the rulings page
     (`web/rulings/static/rulings.js`): a play asked about offers its cards with `more` added,
-    with `less` taken out, with one card put in the place of a read's (`reads`: each card's
+    each of `more` in the place of its least sure read (of two cards or more), with `less` taken out, with one card put in the place of a read's (`reads`: each card's
     two likeliest others, at least 5%), of two cards or more without any one of them, and
     with one more card of its rank (each suit but the one `more` names alone); a mismatch
     offers each rank it half saw ("Played here"), each of its cards alone ("or only"), and its
@@ -1063,6 +1063,10 @@ def one_tap_fixes(g: dict) -> list[list[str]]:
         more = [c for c in g.get("more") or [] if c not in cards]
         kept = [c for c in cards if c not in (g.get("less") or [])]
         out = ([cards + more] if more else []) + ([kept] if kept and len(kept) < len(cards) else [])
+        reads = g.get("reads") or []
+        if more and len(cards) > 1 and len(reads) >= len(cards):  # or `more` in the least sure card's place
+            weakest = min(range(len(cards)), key=lambda k: (reads[k] or {}).get(cards[k], 0.0))
+            out += [cards[:weakest] + [c] + cards[weakest + 1:] for c in more]
         for i, votes in enumerate((g.get("reads") or [])[:len(cards)]):
             likely = sorted(((p, c) for c, p in (votes or {}).items() if c != cards[i] and p >= 0.05), reverse=True)
             out += [cards[:i] + [c] + cards[i + 1:] for _, c in likely[:2] if c not in cards]

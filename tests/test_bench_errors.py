@@ -155,6 +155,11 @@ def test_the_errors_one_tap_fixes_and_the_games_right_after_them_are_counted():
     assert one_tap_fixes(fixed[0]) == [["7H", "7S"], ["7H", "7C"], ["7H", "7D"]]  # "it was", then "+ 7C", "+ 7D"
     assert one_tap_fixes(fixed[1]) == [["9C"], ["9C", "9D"], ["9C", "9H"], ["9C", "9S"],
                                        ["QD"], ["QD", "QC"], ["QD", "QH"], ["QD", "QS"]]
+    # a card half seen, also in the place of the play's least sure card (bench-0103 at 82.2 s)
+    twos = {"type": "cards_played", "cards": ["2H", "2D", "2C"], "low_conf": True, "more": ["2S"],
+            "reads": [{"2H": 0.83}, {"2D": 0.24, "7D": 0.03}, {"2C": 0.99}]}
+    assert one_tap_fixes(twos)[:2] == [["2H", "2D", "2C", "2S"], ["2H", "2S", "2C"]]
+    assert ["2H", "2S", "2C"] not in one_tap_fixes(dict(twos, reads=[]))  # no reads: no least sure card
     # a rank seen twice: both, each alone, both and one more
     assert one_tap_fixes({"type": "mismatch", "cards": ["7C", "7S"], "low_conf": True}) == \
         [["7C", "7S"], ["7C"], ["7S"], ["7C", "7S", "7D"], ["7C", "7S", "7H"]]

@@ -213,6 +213,29 @@ def test_of_several_cards_half_seen_under_a_play_each_is_offered_alone(server, b
     page.close()
 
 
+def test_a_card_half_seen_is_offered_in_the_place_of_the_plays_least_sure_card(server, browser):
+    """bench-0103 at 82.2 s: a 2S 2H 2C read "2H 2D 2C", the 2D read at 0.24, and "2S also half
+    seen". Adding the 2S makes four; one tap puts it in the least sure card's place instead."""
+    from playwright.sync_api import expect
+
+    base = server.url
+    api(base, "/setup/api/game", {"players": ["Ann", "Bob"], "dealer": "Bob"})
+    api(base, "/manual/api/events", {"type": "cards_played", "cards": ["2H", "2D", "2C"], "conf": [0.83, 0.24, 0.99],
+        "meta": {"low_conf": True, "maybe_more": ["2S"], "reads": [{"2H": 0.83}, {"2D": 0.24, "7D": 0.03}, {"2C": 0.99}],
+                 "detail": "2S also half seen (one card more under it?); please check"}})
+    page = signed_in(browser, base, "/rulings/")
+    expect(page.locator("#e2 .doubt .fix-more")).to_contain_text("It was 2♥2♦2♣2♠")
+    swap = page.locator("#e2 .doubt .fix-swap")
+    expect(swap).to_have_count(1)
+    expect(swap).to_contain_text("It was 2♥2♠2♣")
+    swap.click()
+    expect(page.locator("#e2 .fixes")).to_contain_text("really 2♥")
+    view = json.loads(urllib.request.urlopen(f"{base}/rulings/data.json?token={TOKEN}", timeout=10).read())
+    fixes = [r["event"] for r in view["entries"] if r["event"]["type"] == "correct"]
+    assert [f["cards"] for f in fixes] == [["2H", "2S", "2C"]]
+    page.close()
+
+
 def test_a_card_the_camera_added_half_hidden_is_taken_out_with_one_tap(server, browser):
     """The pot watcher read a 9H's index beside a played 9C where the detector found none and
     added it (meta.maybe_less): the rulings page asks, and one tap corrects the play to the 9C."""

@@ -129,6 +129,12 @@
         "Not ", card(c, true))])] : null;
     // a card that may lie under the play too (a fanned pair read as one): one tap adds it
     const more = (m.maybe_more || []).filter((c) => !cards.includes(c));
+    // ... or it is the play's least sure card, misread (bench-0103: a 2S 2H 2C read "2H 2D 2C",
+    // the 2D read at 0.24, "2S also half seen"): one tap puts it in that card's place
+    const sureOf = (i) => ((m.reads || [])[i] || {})[cards[i]] || 0;
+    const weakest = cards.length > 1 && (m.reads || []).length >= cards.length
+      ? cards.map((_, i) => i).reduce((a, b) => (sureOf(b) < sureOf(a) ? b : a)) : -1;
+    const swaps = weakest >= 0 ? more.map((c) => oneTap("fix-swap", cards.map((x, k) => (k === weakest ? c : x)))) : [];
     // a card short: one tap adds a card of the play's rank of a suit not in it (not the one
     // card "It was" adds already; of several named, each is offered alone too)
     const rank = cards.length && cards.every((c) => c !== "JK" && rankOf(c) === rankOf(cards[0])) ? rankOf(cards[0]) : null;
@@ -152,7 +158,7 @@
     return check(" The camera is unsure of this read" + (m.detail ? ": " + m.detail : "") + ". ",
       others.length ? ["Other likely cards: ", others] : null,
       "Look at the pot and correct it if it is wrong.", right,
-      more.length ? oneTap("fix-more", cards.concat(more)) : null,
+      more.length ? oneTap("fix-more", cards.concat(more)) : null, swaps,
       less.length && kept.length ? oneTap("fix-less", kept) : null,
       drop, plus, pick);
   }
