@@ -223,7 +223,11 @@ def test_a_card_half_seen_is_offered_in_the_place_of_the_plays_least_sure_card(s
     api(base, "/manual/api/events", {"type": "cards_played", "cards": ["2H", "2D", "2C"], "conf": [0.83, 0.24, 0.99],
         "meta": {"low_conf": True, "maybe_more": ["2S"], "reads": [{"2H": 0.83}, {"2D": 0.24, "7D": 0.03}, {"2C": 0.99}],
                  "detail": "2S also half seen (one card more under it?); please check"}})
+    api(base, "/manual/api/events", {"type": "cards_played", "cards": ["3H", "3D"], "conf": [0.83, 0.3], "meta": {
+        "low_conf": True, "maybe_more": ["3S"], "reads": [{"3H": 0.83}, {"3D": 0.3, "3S": 0.2}]}})
     page = signed_in(browser, base, "/rulings/")
+    expect(page.locator("#e3 .doubt .fix-alt")).to_have_count(1)  # "3♦ or 3♠" already puts it there:
+    expect(page.locator("#e3 .doubt .fix-swap")).to_have_count(0)  # no second button for it
     expect(page.locator("#e2 .doubt .fix-more")).to_contain_text("It was 2♥2♦2♣2♠")
     swap = page.locator("#e2 .doubt .fix-swap")
     expect(swap).to_have_count(1)

@@ -134,7 +134,11 @@
     const sureOf = (i) => ((m.reads || [])[i] || {})[cards[i]] || 0;
     const weakest = cards.length > 1 && (m.reads || []).length >= cards.length
       ? cards.map((_, i) => i).reduce((a, b) => (sureOf(b) < sureOf(a) ? b : a)) : -1;
-    const swaps = weakest >= 0 ? more.map((c) => oneTap("fix-swap", cards.map((x, k) => (k === weakest ? c : x)))) : [];
+    // (not where "or" above offers it already, among that read's likeliest others)
+    const offered = weakest >= 0 ? Object.entries((m.reads || [])[weakest] || {})
+      .filter(([c, p]) => c !== cards[weakest] && p >= 0.05).sort((a, b) => b[1] - a[1]).slice(0, 2).map(([c]) => c) : [];
+    const swaps = weakest >= 0 ? more.filter((c) => !offered.includes(c))
+      .map((c) => oneTap("fix-swap", cards.map((x, k) => (k === weakest ? c : x)))) : [];
     // a card short: one tap adds a card of the play's rank of a suit not in it (not the one
     // card "It was" adds already; of several named, each is offered alone too)
     const rank = cards.length && cards.every((c) => c !== "JK" && rankOf(c) === rankOf(cards[0])) ? rankOf(cards[0]) : null;
