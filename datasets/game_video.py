@@ -1047,11 +1047,17 @@ class Score:
         return self.unfixed == 0
 
 
+def _other_suits(rank: str, cards: list[str]) -> list[str]:
+    """The cards of `rank` not among `cards` (`otherSuits` on the rulings page)."""
+    return [rank + x for x in "CDHS" if rank + x not in cards]
+
+
 def one_tap_fixes(g: dict) -> list[list[str]]:
     """The cards a person can set a decision to with one tap on the rulings page
     (`web/rulings/static/rulings.js`): a play asked about offers its cards with `more` added,
-    each of `more` in the place of its least sure read (of two cards or more), with `less` taken out, with one card put in the place of a read's (`reads`: each card's
-    two likeliest others, at least 5%), of two cards or more without any one of them, and
+    each of `more` in the place of its least sure read (of two cards or more), with `less`
+    taken out, with one card put in the place of a read's (`reads`: each card's two likeliest
+    others, at least 5%), of two cards or more without any one of them, and
     with one more card of its rank (each suit but the one `more` names alone); a mismatch
     offers each rank it half saw ("Played here"), each of its cards alone ("or only"), and its
     cards with one more of that rank ("or one more: + QH"), unless its cards are ones that left
@@ -1067,7 +1073,7 @@ def one_tap_fixes(g: dict) -> list[list[str]]:
         if more and len(cards) > 1 and len(reads) >= len(cards):  # or `more` in the least sure card's place
             weakest = min(range(len(cards)), key=lambda k: (reads[k] or {}).get(cards[k], 0.0))
             out += [cards[:weakest] + [c] + cards[weakest + 1:] for c in more]
-        for i, votes in enumerate((g.get("reads") or [])[:len(cards)]):
+        for i, votes in enumerate(reads[:len(cards)]):
             likely = sorted(((p, c) for c, p in (votes or {}).items() if c != cards[i] and p >= 0.05), reverse=True)
             out += [cards[:i] + [c] + cards[i + 1:] for _, c in likely[:2] if c not in cards]
         if len(cards) > 1:
@@ -1075,7 +1081,7 @@ def one_tap_fixes(g: dict) -> list[list[str]]:
         ranks = {rank_of(c) for c in cards}
         if len(ranks) == 1 and "JK" not in ranks and len(cards) < 4:
             rank = ranks.pop()
-            out += [cards + [rank + x] for x in "CDHS" if rank + x not in cards and [rank + x] != more]
+            out += [cards + [c] for c in _other_suits(rank, cards) if [c] != more]
         return out
     if g["type"] == "mismatch" and not g.get("gone"):  # cards that left the pot are no play
         groups: dict[str, list[str]] = {}
@@ -1086,7 +1092,7 @@ def one_tap_fixes(g: dict) -> list[list[str]]:
             out.append(seen)
             out += [[c] for c in seen] if len(seen) > 1 else []
             if rank != "JK" and len(seen) < 4:
-                out += [seen + [rank + x] for x in "CDHS" if rank + x not in seen]
+                out += [seen + [c] for c in _other_suits(rank, seen)]
         return out
     return []
 

@@ -28,6 +28,12 @@ def api(base: str, url: str, body: dict) -> dict:
         return json.loads(resp.read())
 
 
+def corrected_cards(base: str) -> list[list[str]]:
+    """The cards of each `correct` event the served app keeps, in order (its rulings data)."""
+    view = json.loads(urllib.request.urlopen(f"{base}/rulings/data.json?token={TOKEN}", timeout=10).read())
+    return [r["event"]["cards"] for r in view["entries"] if r["event"]["type"] == "correct"]
+
+
 def signed_in(browser, base: str, path: str, phone: bool = False):
     """A page of the served app open at `path`, signed in as Ann the operator (10 s waits)."""
     page = browser.new_page(**({"viewport": {"width": 390, "height": 844}} if phone else {}))
@@ -185,9 +191,7 @@ def test_a_play_that_may_be_a_card_short_is_fixed_with_one_tap(server, browser):
     fix.click()
     expect(page.locator("#e2 .fixes")).to_contain_text("really 7♣7♠")
     expect(page.locator("#e2 .fixes")).to_contain_text("Ann")
-    view = json.loads(urllib.request.urlopen(f"{base}/rulings/data.json?token={TOKEN}", timeout=10).read())
-    fixes = [r["event"] for r in view["entries"] if r["event"]["type"] == "correct"]
-    assert [f["cards"] for f in fixes] == [["7C", "7S"]]
+    assert corrected_cards(base) == [["7C", "7S"]]
     page.close()
 
 
@@ -207,9 +211,7 @@ def test_of_several_cards_half_seen_under_a_play_each_is_offered_alone(server, b
     expect(adds).to_have_text(["+ 7♥", "+ 7♠"])
     adds.nth(1).click()
     expect(page.locator("#e2 .fixes")).to_contain_text("really 7♣7♦7♠")
-    view = json.loads(urllib.request.urlopen(f"{base}/rulings/data.json?token={TOKEN}", timeout=10).read())
-    fixes = [r["event"] for r in view["entries"] if r["event"]["type"] == "correct"]
-    assert [f["cards"] for f in fixes] == [["7C", "7D", "7S"]]
+    assert corrected_cards(base) == [["7C", "7D", "7S"]]
     page.close()
 
 
@@ -234,9 +236,7 @@ def test_a_card_half_seen_is_offered_in_the_place_of_the_plays_least_sure_card(s
     expect(swap).to_contain_text("It was 2♥2♠2♣")
     swap.click()
     expect(page.locator("#e2 .fixes")).to_contain_text("really 2♥")
-    view = json.loads(urllib.request.urlopen(f"{base}/rulings/data.json?token={TOKEN}", timeout=10).read())
-    fixes = [r["event"] for r in view["entries"] if r["event"]["type"] == "correct"]
-    assert [f["cards"] for f in fixes] == [["2H", "2S", "2C"]]
+    assert corrected_cards(base) == [["2H", "2S", "2C"]]
     page.close()
 
 
@@ -257,9 +257,7 @@ def test_a_card_the_camera_added_half_hidden_is_taken_out_with_one_tap(server, b
     expect(fix).to_contain_text("It was 9♣")
     fix.click()
     expect(page.locator("#e2 .fixes")).to_contain_text("really 9♣")
-    view = json.loads(urllib.request.urlopen(f"{base}/rulings/data.json?token={TOKEN}", timeout=10).read())
-    fixes = [r["event"] for r in view["entries"] if r["event"]["type"] == "correct"]
-    assert [f["cards"] for f in fixes] == [["9C"]]
+    assert corrected_cards(base) == [["9C"]]
     page.close()
 
 
@@ -322,9 +320,7 @@ def test_a_camera_mismatch_offers_each_card_alone_and_one_more_of_its_rank(serve
     expect(doubt.locator(".name-more").nth(1)).to_have_attribute("title", "Played here: 7C 7S 7H")
     doubt.locator(".name-more").nth(1).click()
     expect(page.locator("#e3 .fixes")).to_contain_text("really 7♣")
-    view = json.loads(urllib.request.urlopen(f"{base}/rulings/data.json?token={TOKEN}", timeout=10).read())
-    fixes = [r["event"] for r in view["entries"] if r["event"]["type"] == "correct"]
-    assert [f["cards"] for f in fixes] == [["7C", "7S", "7H"]]
+    assert corrected_cards(base) == [["7C", "7S", "7H"]]
     page.close()
 
 

@@ -66,6 +66,8 @@
   }
 
   const rankOf = (c) => (c === "JK" ? c : c.slice(0, -1));
+  // the cards of `rank` not among `cards`: one more of a rank, where a card may be missing
+  const otherSuits = (rank, cards) => [..."CDHS"].map((x) => rank + x).filter((c) => !cards.includes(c));
 
   /* What the operator is picking or typing for an event, kept across the redraw each new event
      brings: by key ("m" + seq for a mismatch, "c" + seq for a correction, "a" + seq for a play
@@ -107,10 +109,12 @@
     if (ev.type !== "cards_played" || !m.low_conf || settled) return null;
     const cards = ev.cards || [];
     const fix = (real) => post("/rulings/api/corrections", { type: "correct", event: ev.seq, cards: real.join(" ") });
-    // the other likely cards of each read; for the operator, one tap puts one in its place
-    const others = (m.reads || []).flatMap((r, i) => Object.entries(r || {})
+    // the other likely cards of read `i`: its two likeliest others, at least 5%
+    const likely = (i) => Object.entries((m.reads || [])[i] || {})
       .filter(([c, p]) => c !== cards[i] && p >= 0.05)
-      .sort((a, b) => b[1] - a[1]).slice(0, 2)
+      .sort((a, b) => b[1] - a[1]).slice(0, 2);
+    // ... of each read; for the operator, one tap puts one in its place
+    const others = (m.reads || []).flatMap((_, i) => likely(i)
       .map(([c, p]) => {
         const label = [card(cards[i] || "?", true), " or ", card(c, true), " (" + Math.round(p * 100) + "%) "];
         const real = cards.map((x, k) => (k === i ? c : x));
@@ -135,15 +139,14 @@
     const weakest = cards.length > 1 && (m.reads || []).length >= cards.length
       ? cards.map((_, i) => i).reduce((a, b) => (sureOf(b) < sureOf(a) ? b : a)) : -1;
     // (not where "or" above offers it already, among that read's likeliest others)
-    const offered = weakest >= 0 ? Object.entries((m.reads || [])[weakest] || {})
-      .filter(([c, p]) => c !== cards[weakest] && p >= 0.05).sort((a, b) => b[1] - a[1]).slice(0, 2).map(([c]) => c) : [];
+    const offered = weakest >= 0 ? likely(weakest).map(([c]) => c) : [];
     const swaps = weakest >= 0 ? more.filter((c) => !offered.includes(c))
       .map((c) => oneTap("fix-swap", cards.map((x, k) => (k === weakest ? c : x)))) : [];
     // a card short: one tap adds a card of the play's rank of a suit not in it (not the one
     // card "It was" adds already; of several named, each is offered alone too)
     const rank = cards.length && cards.every((c) => c !== "JK" && rankOf(c) === rankOf(cards[0])) ? rankOf(cards[0]) : null;
     const add = operator && rank && cards.length < 4
-      ? [..."CDHS"].map((x) => rank + x).filter((c) => !cards.includes(c) && !(more.length === 1 && more.includes(c))) : [];
+      ? otherSuits(rank, cards).filter((c) => !(more.length === 1 && more.includes(c))) : [];
     const plus = add.length ? [" One card more? ", add.map((c) => [" ", h("button", { type: "button", class: "fix-add",
       onclick: () => fix(cards.concat([c])) }, "+ ", card(c, true))])] : null;
     // a card the camera read half hidden beside the play and added to it: one tap takes it out
@@ -186,7 +189,7 @@
       const rank = rankOf(g[0]);
       const only = g.length > 1 ? [" or only", g.map((c) => [" ", h("button", { type: "button", class: "name-one",
         title: "Played here: " + c, onclick: () => name([c]) }, card(c, true))])] : null;
-      const add = rank !== "JK" && g.length < 4 ? [..."CDHS"].map((x) => rank + x).filter((c) => !g.includes(c)) : [];
+      const add = rank !== "JK" && g.length < 4 ? otherSuits(rank, g) : [];
       const more = add.length ? [" or one more:", add.map((c) => [" ", h("button", { type: "button", class: "name-more",
         title: "Played here: " + g.concat([c]).join(" "), onclick: () => name(g.concat([c])) }, "+ ", card(c, true))])] : null;
       return [" ", h("span", { class: "seen" }, h("button", { type: "button", class: "name-seen", onclick: () => name(g) },
