@@ -1057,8 +1057,9 @@ def one_tap_fixes(g: dict) -> list[list[str]]:
     (`web/rulings/static/rulings.js`): a play asked about offers its cards with `more` added,
     each of `more` in the place of its least sure read (of two cards or more), with `less`
     taken out, with one card put in the place of a read's (`reads`: each card's two likeliest
-    others, at least 5%), of two cards or more without any one of them, and
-    with one more card of its rank (each suit but the one `more` names alone); a mismatch
+    others, at least 5%), each of `less` in the other suits of its rank, of two cards or more
+    without any one of them, and with one more card of its rank (each suit but the one `more`
+    names alone), or voided ("Nothing was played here": `fix_taps` with no cards); a mismatch
     offers each rank it half saw ("Played here"), each of its cards alone ("or only"), and its
     cards with one more of that rank ("or one more: + QH"), unless its cards are ones that left
     the pot (`gone`)."""
@@ -1073,9 +1074,15 @@ def one_tap_fixes(g: dict) -> list[list[str]]:
         if more and len(cards) > 1 and len(reads) >= len(cards):  # or `more` in the least sure card's place
             weakest = min(range(len(cards)), key=lambda k: (reads[k] or {}).get(cards[k], 0.0))
             out += [cards[:weakest] + [c] + cards[weakest + 1:] for c in more]
-        for i, votes in enumerate(reads[:len(cards)]):
-            likely = sorted(((p, c) for c, p in (votes or {}).items() if c != cards[i] and p >= 0.05), reverse=True)
-            out += [cards[:i] + [c] + cards[i + 1:] for _, c in likely[:2] if c not in cards]
+        likely = [[c for _, c in sorted(((p, c) for c, p in (votes or {}).items()
+                                         if c != cards[i] and p >= 0.05), reverse=True)[:2]]
+                  for i, votes in enumerate(reads[:len(cards)])]
+        for i, others in enumerate(likely):
+            out += [cards[:i] + [c] + cards[i + 1:] for c in others if c not in cards]
+        for i, c in enumerate(cards):  # a card read half under the play, in another suit
+            if c in (g.get("less") or []) and c != "JK":
+                out += [cards[:i] + [x] + cards[i + 1:] for x in _other_suits(rank_of(c), cards)
+                        if x not in (likely[i] if i < len(likely) else [])]
         if len(cards) > 1:
             out += [cards[:i] + cards[i + 1:] for i in range(len(cards))]
         ranks = {rank_of(c) for c in cards}
@@ -1095,6 +1102,11 @@ def one_tap_fixes(g: dict) -> list[list[str]]:
                 out += [seen + [c] for c in _other_suits(rank, seen)]
         return out
     return []
+
+
+def _voided_by_one_tap(g: dict) -> bool:
+    """Does the page offer "Nothing was played here" for decision `g` (a play it asks about)?"""
+    return g["type"] == "cards_played" and bool(g.get("low_conf"))
 
 
 def _one_tap(g: dict, cards: list[str]) -> bool:
@@ -1118,8 +1130,8 @@ def fix_taps(g: dict, cards: list[str] | None) -> int:
     asked nothing), starting from the read, then "Correct cards"; a mismatch's picker ("Pick
     the cards…"), then "Played here"; a play or clear that did not happen: "Correct #n…",
     "Void", and the browser's "OK". A play missed with no mismatch shown is `missed_taps`."""
-    if cards is None:
-        return 0 if g["type"] == "mismatch" else 3
+    if cards is None:  # a play asked about: "Nothing was played here"
+        return 0 if g["type"] == "mismatch" else 1 if _voided_by_one_tap(g) else 3
     if _one_tap(g, cards):
         return 1
     start = list(g.get("cards") or []) if g["type"] == "cards_played" else []
@@ -1232,9 +1244,11 @@ def score_events(truth: list[dict], got: list[dict], window: float = 3.0) -> Sco
         if not used[j]:
             s.extra += 1
             s.extra_flagged += bool(g.get("low_conf"))
-            s.unfixed += g["type"] != "mismatch"  # a note changes nothing; a play or clear does
+            tap = _voided_by_one_tap(g)
+            s.one_tap += tap
+            s.unfixed += g["type"] != "mismatch" and not tap  # a note changes nothing; a play or clear does
             s.taps += fix_taps(g, None)
             s.clear_taps += g["type"] == "mismatch" and j not in named_by
             s.errors.append(f"t={g['t']:.2f}: extra {g['type']} {' '.join(g.get('cards', []))}"
-                            + (" (flagged)" if g.get("low_conf") else ""))
+                            + (" (flagged)" if g.get("low_conf") else "") + (" (one tap)" if tap else ""))
     return s

@@ -140,8 +140,9 @@ def test_the_untold_errors_and_the_games_with_every_error_asked_about_are_counte
 def test_the_errors_one_tap_fixes_and_the_games_right_after_them_are_counted():
     """A person fixes with one tap what the page offers: a double read as one whose "one card
     more" names the other card, a missed play whose mismatch half saw its cards ("Played
-    here"), a card read half under the play that "one card less" takes out. An extra mismatch
-    changes nothing; an extra play, a misread with no fix offered, a missed clear need more."""
+    here"), a card read half under the play that "one card less" takes out, an extra play it
+    asks about ("Nothing was played here"). An extra mismatch changes nothing; an extra play
+    not asked about, a misread with no fix offered, a missed clear need more."""
     from datasets.game_video import one_tap_fixes, picker_taps, score_events
     pipeline = _load_bench("pipeline")
     truth = [{"type": "cards_played", "cards": ["7H", "7S"], "t_rest": 1.0},
@@ -164,7 +165,14 @@ def test_the_errors_one_tap_fixes_and_the_games_right_after_them_are_counted():
     assert one_tap_fixes({"type": "mismatch", "cards": ["7C", "7S"], "low_conf": True}) == \
         [["7C", "7S"], ["7C"], ["7S"], ["7C", "7S", "7D"], ["7C", "7S", "7H"]]
     assert one_tap_fixes(dict(fixed[1], gone=True)) == []  # cards that left the pot are no play
-    assert one_tap_fixes(fixed[2]) == [["JD"], ["JH"], ["JD"], ["JD", "JH", "JC"], ["JD", "JH", "JS"]]
+    # "Not JH" ("It was" without it), the JH in another suit, each alone, one more
+    assert one_tap_fixes(fixed[2]) == [["JD"], ["JD", "JC"], ["JD", "JS"], ["JH"], ["JD"],
+                                       ["JD", "JH", "JC"], ["JD", "JH", "JS"]]
+    # ... not a suit its read's "or" offers already (bench-0109 at 199.3 s: a JC JS JD read "JC JD JH")
+    jacks = {"type": "cards_played", "cards": ["JC", "JD", "JH"], "low_conf": True, "less": ["JH"],
+             "reads": [{"JC": 0.43}, {"JD": 0.87}, {"JH": 0.74, "JS": 0.2}]}
+    assert one_tap_fixes(jacks).count(["JC", "JD", "JS"]) == 1
+    assert ["JC", "JD", "JS"] not in one_tap_fixes(dict(jacks, less=[], reads=jacks["reads"][:2]))
     assert one_tap_fixes(dict(fixed[0], low_conf=False)) == []
     # several named: all of them at once, or each alone ("+ 7S" is the fix of a 7H 7S read "7H")
     assert one_tap_fixes(dict(fixed[0], more=["7D", "7S"])) == \
@@ -190,6 +198,10 @@ def test_the_errors_one_tap_fixes_and_the_games_right_after_them_are_counted():
              {"type": "cards_played", "cards": ["4C"], "t": 26.0}]
     s = score_events(truth, worse)
     assert (s.one_tap, s.unfixed, s.one_tap_perfect) == (1, 4, False)
+    # an extra play the page asks about: "Nothing was played here", one tap
+    asked = score_events(truth[:1], [fixed[0] | {"cards": ["7H", "7S"]}, dict(worse[3], low_conf=True)])
+    assert (asked.one_tap, asked.unfixed, asked.taps, asked.one_tap_perfect) == (1, 0, 1, True)
+    assert asked.errors == ["t=26.00: extra cards_played 4C (flagged) (one tap)"]
     # by taps in place: 7C -> 7H 7S by the picker (open, take 7C out, 7, hearts, spades, send:
     # 6), 9C named by the picker (open, 9, clubs, send: 4), "Not JH" (1), the extra 4C voided
     # (open, Void, OK: 3); the clear missed added where it happened (open, A play the camera

@@ -261,6 +261,41 @@ def test_a_card_the_camera_added_half_hidden_is_taken_out_with_one_tap(server, b
     page.close()
 
 
+def test_a_half_seen_cards_other_suit_and_nothing_played_are_one_tap_each(server, browser):
+    """bench-0109 at 199.3 s: a JC JS JD read "JC JD JH", the JH read half under the play. One
+    tap puts the one suit of jacks not named in the JH's place. bench-0101 at 86.8 s: a 5C
+    nudged and read again as a 5S play, asked about; one tap says nothing was played, and the
+    referee goes on as if it never was."""
+    from playwright.sync_api import expect
+
+    base = server.url
+    api(base, "/setup/api/game", {"players": ["Ann", "Bob"], "dealer": "Bob"})
+    api(base, "/manual/api/events", {"type": "cards_played", "cards": ["JC", "JD", "JH"], "conf": [0.43, 0.87, 0.74],
+        "meta": {"low_conf": True, "maybe_less": ["JH"], "reads": [{"JC": 0.43}, {"JD": 0.87}, {"JH": 0.74}],
+                 "detail": "JH read half under it (a fanned card whose index the camera did not find); please check"}})
+    api(base, "/manual/api/events", {"type": "cards_played", "cards": ["QC", "QH"], "conf": [0.9, 0.5], "meta": {
+        "low_conf": True, "maybe_less": ["QH"], "reads": [{"QC": 0.9}, {"QH": 0.5, "QS": 0.3}]}})
+    api(base, "/manual/api/events", {"type": "cards_played", "cards": ["KS"], "conf": [0.45],
+        "meta": {"low_conf": True, "reads": [{"KS": 0.45}]}})
+    page = signed_in(browser, base, "/rulings/")
+    # "Q♥ or Q♠" puts the Q♠ there already: the other suit offered is the Q♦ alone
+    expect(page.locator("#e3 .doubt .fix-suit")).to_have_count(1)
+    expect(page.locator("#e3 .doubt .fix-suit")).to_contain_text("It was Q♣Q♦")
+    expect(page.locator("#e4 .doubt .fix-suit")).to_have_count(0)  # nothing read half hidden
+    suit = page.locator("#e2 .doubt .fix-suit")
+    expect(suit).to_have_count(1)
+    expect(suit).to_contain_text("It was J♣J♦J♠")
+    suit.click()
+    expect(page.locator("#e2 .fixes")).to_contain_text("really J♣J♦J♠")
+    assert corrected_cards(base) == [["JC", "JD", "JS"]]
+    page.locator("#e4 .doubt .fix-none").click()
+    expect(page.locator("#e4 .tag.void")).to_be_visible()
+    expect(page.locator("#e4 .doubt")).to_have_count(0)
+    view = json.loads(urllib.request.urlopen(f"{base}/rulings/data.json?token={TOKEN}", timeout=10).read())
+    assert "KS" not in view["view"]["table"]["pot"] and "QC" in view["view"]["table"]["pot"]
+    page.close()
+
+
 def test_a_camera_mismatch_is_named_in_place_by_one_tap(server, browser):
     """Something landed on the pot and the camera could not read it as a play (a camera `note`
     with meta.mismatch): the rulings page says to check, and one tap names the rank it half

@@ -152,6 +152,15 @@
     // a card the camera read half hidden beside the play and added to it: one tap takes it out
     const less = (m.maybe_less || []).filter((c) => cards.includes(c));
     const kept = cards.filter((c) => !less.includes(c));
+    // ... or it is there, its suit misread from the half of it seen (bench-0109 at 199.3 s: a JC
+    // JS JD read "JC JD JH", the JH half under it): one tap puts each other suit of its rank in
+    // its place (not one its read's "or" offers already)
+    const resuit = operator ? less.filter((c) => c !== "JK").flatMap((c) => {
+      const i = cards.indexOf(c);
+      const offered = likely(i).map(([x]) => x);
+      return otherSuits(rankOf(c), cards).filter((x) => !offered.includes(x))
+        .map((x) => oneTap("fix-suit", cards.map((y, k) => (k === i ? x : y))));
+    }) : [];
     // none of these: the card picker of "Correct #n" below, opened
     const pick = operator ? [" ", h("button", { type: "button", class: "fix-pick", onclick: (e) => {
       const d = e.target.closest("article").querySelector("details.editor");
@@ -162,12 +171,16 @@
     // the read was right after all: one tap says so, and the check goes
     const right = operator ? [" ", h("button", { type: "button", class: "fix-right", onclick: () => fix(cards) },
       "Right as read")] : null;
+    // nothing was played (a card nudged and read again, a shadow): one tap voids the play, as a
+    // mismatch's "Nothing was played here" does; voiding the void in "Correct #n" undoes it
+    const none = operator ? [" ", h("button", { type: "button", class: "fix-none", onclick: () =>
+      post("/rulings/api/corrections", { type: "void", event: ev.seq }) }, "Nothing was played here")] : null;
     return check(" The camera is unsure of this read" + (m.detail ? ": " + m.detail : "") + ". ",
       others.length ? ["Other likely cards: ", others] : null,
       "Look at the pot and correct it if it is wrong.", right,
       more.length ? oneTap("fix-more", cards.concat(more)) : null, swaps,
-      less.length && kept.length ? oneTap("fix-less", kept) : null,
-      drop, plus, pick);
+      less.length && kept.length ? oneTap("fix-less", kept) : null, resuit,
+      drop, plus, none, pick);
   }
 
   /* A camera mismatch (meta.mismatch: two plays seen as one, a card gone, a card that landed
