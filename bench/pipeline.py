@@ -287,7 +287,8 @@ def run_one(paths: dict[str, Path], kind: str, args) -> dict:
     for p in seen:
         d = {"type": p.watch.type, "cards": p.watch.cards, "t": p.t, "latency": p.lag_s,
              "low_conf": p.watch.low_conf, "more": list(p.watch.maybe_more), "less": list(p.watch.maybe_less),
-             "reads": [dict(a) for a in p.watch.alternatives], "gone": p.watch.gone, "seat": p.watch.seat,
+             "reads": [dict(a) for a in p.watch.alternatives], "gone": p.watch.gone,
+             "guesses": list(p.watch.guesses), "seat": p.watch.seat,
              "boxes": [[round(float(v), 1) for v in b] for b in p.watch.boxes], "detail": p.watch.detail}
         last = next((g for g in reversed(got) if g["type"] == "cards_played"), None) \
             if p.watch.type == "cards_amended" else None

@@ -1061,8 +1061,8 @@ def one_tap_fixes(g: dict) -> list[list[str]]:
     without any one of them, and with one more card of its rank (each suit but the one `more`
     names alone), or voided ("Nothing was played here": `fix_taps` with no cards); a mismatch
     offers each rank it half saw ("Played here"), each of its cards alone ("or only"), and its
-    cards with one more of that rank ("or one more: + QH"), unless its cards are ones that left
-    the pot (`gone`)."""
+    cards with one more of that rank ("or one more: + QH"); of one whose cards left the pot
+    (`gone`), the same of what may cover them (`guesses`)."""
     if not g.get("low_conf") and g["type"] == "cards_played":
         return []
     if g["type"] == "cards_played":
@@ -1090,9 +1090,9 @@ def one_tap_fixes(g: dict) -> list[list[str]]:
             rank = ranks.pop()
             out += [cards + [c] for c in _other_suits(rank, cards) if [c] != more]
         return out
-    if g["type"] == "mismatch" and not g.get("gone"):  # cards that left the pot are no play
+    if g["type"] == "mismatch":  # cards that left the pot are no play; what may cover them is
         groups: dict[str, list[str]] = {}
-        for c in g.get("cards") or []:
+        for c in (g.get("guesses") or []) if g.get("gone") else (g.get("cards") or []):
             groups.setdefault(rank_of(c), []).append(c)
         out = []
         for rank, seen in groups.items():

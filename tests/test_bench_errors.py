@@ -165,6 +165,9 @@ def test_the_errors_one_tap_fixes_and_the_games_right_after_them_are_counted():
     assert one_tap_fixes({"type": "mismatch", "cards": ["7C", "7S"], "low_conf": True}) == \
         [["7C", "7S"], ["7C"], ["7S"], ["7C", "7S", "7D"], ["7C", "7S", "7H"]]
     assert one_tap_fixes(dict(fixed[1], gone=True)) == []  # cards that left the pot are no play
+    # ... what the camera half read covering them is (bench-0100 at 20.4 s: a JH on the JC)
+    assert one_tap_fixes(dict(fixed[1], gone=True, guesses=["JH"])) == \
+        [["JH"], ["JH", "JC"], ["JH", "JD"], ["JH", "JS"]]
     # "Not JH" ("It was" without it), the JH in another suit, each alone, one more
     assert one_tap_fixes(fixed[2]) == [["JD"], ["JD", "JC"], ["JD", "JS"], ["JH"], ["JD"],
                                        ["JD", "JH", "JC"], ["JD", "JH", "JS"]]

@@ -300,7 +300,7 @@ def test_a_camera_mismatch_is_named_in_place_by_one_tap(server, browser):
     """Something landed on the pot and the camera could not read it as a play (a camera `note`
     with meta.mismatch): the rulings page says to check, and one tap names the rank it half
     saw; the play is then ruled where it happened. A mismatch with nothing read takes typed
-    cards; a person's note asks nothing."""
+    cards; a person's note asks nothing. Of a top card gone, what covers it is offered, not it."""
     from playwright.sync_api import expect
 
     base = server.url
@@ -313,6 +313,11 @@ def test_a_camera_mismatch_is_named_in_place_by_one_tap(server, browser):
     api(base, "/manual/api/events", {"type": "note", "text": "the light is bad tonight"})
     api(base, "/manual/api/events", {"type": "note", "text": "camera mismatch: the top card 5H left the pot",
                                      "meta": {"mismatch": True, "cards": ["5H"], "gone": True}})
+    # ... but what the camera half read where it was covered is (bench-0100 at 20.4 s)
+    api(base, "/manual/api/events", {"type": "note", "text": "camera mismatch: the top card JD can no longer be seen "
+                                     "and the pot was not cleared: covered by a card the camera cannot read "
+                                     "(perhaps JH KH) or taken back", "meta": {"mismatch": True, "cards": ["JD"],
+                                                                           "gone": True, "guesses": ["JH", "KH"]}})
     page = signed_in(browser, base, "/rulings/")
     expect(page.locator("#e6 .doubt .name-seen")).to_have_count(0)  # a card that left is no play to offer
     page.locator("#e6 .doubt summary").click()  # but cards can still be named there
@@ -331,8 +336,15 @@ def test_a_camera_mismatch_is_named_in_place_by_one_tap(server, browser):
     page.locator("#e4 .doubt .name-cards").fill("jd")
     page.locator("#e4 .doubt .name-play").click()
     expect(page.locator("#e4 .fixes")).to_contain_text("really J♦")
+    covered = page.locator("#e7 .doubt .name-seen")
+    expect(covered).to_have_count(2)
+    expect(covered.nth(0)).to_contain_text("Played here: J♥")
+    expect(covered.nth(1)).to_contain_text("Played here: K♥")
+    expect(page.locator("#e7 .doubt .name-seen", has_text="J♦")).to_have_count(0)  # the covered card is no play
+    covered.nth(0).click()
+    expect(page.locator("#e7 .fixes")).to_contain_text("really J♥")
     view = json.loads(urllib.request.urlopen(f"{base}/rulings/data.json?token={TOKEN}", timeout=10).read())
-    assert view["view"]["table"]["pot"] == ["5H", "9S", "JD"]
+    assert view["view"]["table"]["pot"] == ["5H", "9S", "JD", "JH"]
     page.close()
 
 

@@ -196,8 +196,9 @@
     if (!operator) return check(lead, "the operator names them.");
     const name = (cards) => post("/rulings/api/corrections", { type: "correct", event: ev.seq, cards: cards });
     const groups = {};
-    // cards that left the pot (taken back, part of the pot gone) are no play to offer
-    (ev.meta.gone ? [] : ev.meta.cards || []).forEach((c) => { (groups[rankOf(c)] = groups[rankOf(c)] || []).push(c); });
+    // cards that left the pot (taken back, part of the pot gone) are no play to offer; what
+    // the camera half read where they were covered is (meta.guesses)
+    ((ev.meta.gone ? ev.meta.guesses : ev.meta.cards) || []).forEach((c) => { (groups[rankOf(c)] = groups[rankOf(c)] || []).push(c); });
     const taps = Object.values(groups).map((g) => {
       const rank = rankOf(g[0]);
       const only = g.length > 1 ? [" or only", g.map((c) => [" ", h("button", { type: "button", class: "name-one",
