@@ -1058,8 +1058,9 @@ def one_tap_fixes(g: dict) -> list[list[str]]:
     each of `more` in the place of its least sure read (of two cards or more), with `less`
     taken out, with one card put in the place of a read's (`reads`: each card's two likeliest
     others, at least 5%), each of `less` in the other suits of its rank, of two cards or more
-    without any one of them, and with one more card of its rank (each suit but the one `more`
-    names alone), or voided ("Nothing was played here": `fix_taps` with no cards); a mismatch
+    without any one of them, with one more card of its rank (each suit but the one `more`
+    names alone), with `more` and one more of its rank, or voided ("Nothing was played here":
+    `fix_taps` with no cards); a mismatch
     offers each rank it half saw ("Played here"), each of its cards alone ("or only"), and its
     cards with one more of that rank ("or one more: + QH"); of one whose cards left the pot
     (`gone`), the same of what may cover them (`guesses`)."""
@@ -1089,6 +1090,8 @@ def one_tap_fixes(g: dict) -> list[list[str]]:
         if len(ranks) == 1 and "JK" not in ranks and len(cards) < 4:
             rank = ranks.pop()
             out += [cards + [c] for c in _other_suits(rank, cards) if [c] != more]
+            if more and {rank_of(c) for c in more} == {rank} and len(cards + more) < 4:  # a triple read as one
+                out += [cards + more + [c] for c in _other_suits(rank, cards + more)]
         return out
     if g["type"] == "mismatch":  # cards that left the pot are no play; what may cover them is
         groups: dict[str, list[str]] = {}

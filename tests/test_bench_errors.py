@@ -153,7 +153,9 @@ def test_the_errors_one_tap_fixes_and_the_games_right_after_them_are_counted():
              {"type": "mismatch", "cards": ["9C", "QD"], "t": 10.5, "low_conf": True},
              {"type": "cards_played", "cards": ["JD", "JH"], "t": 20.5, "low_conf": True, "less": ["JH"]},
              {"type": "mismatch", "cards": ["3S"], "t": 25.0, "low_conf": True}, clear]
-    assert one_tap_fixes(fixed[0]) == [["7H", "7S"], ["7H", "7C"], ["7H", "7D"]]  # "it was", then "+ 7C", "+ 7D"
+    # "it was", then "+ 7C", "+ 7D", then the two and one more (a triple read as one)
+    assert one_tap_fixes(fixed[0]) == [["7H", "7S"], ["7H", "7C"], ["7H", "7D"], ["7H", "7S", "7C"], ["7H", "7S", "7D"]]
+    assert one_tap_fixes(dict(fixed[0], more=["9S"]))[-1] == ["7H", "7S"]  # another rank half seen: no third
     assert one_tap_fixes(fixed[1]) == [["9C"], ["9C", "9D"], ["9C", "9H"], ["9C", "9S"],
                                        ["QD"], ["QD", "QC"], ["QD", "QH"], ["QD", "QS"]]
     # a card half seen, also in the place of the play's least sure card (bench-0103 at 82.2 s)
@@ -179,7 +181,7 @@ def test_the_errors_one_tap_fixes_and_the_games_right_after_them_are_counted():
     assert one_tap_fixes(dict(fixed[0], low_conf=False)) == []
     # several named: all of them at once, or each alone ("+ 7S" is the fix of a 7H 7S read "7H")
     assert one_tap_fixes(dict(fixed[0], more=["7D", "7S"])) == \
-        [["7H", "7D", "7S"], ["7H", "7C"], ["7H", "7D"], ["7H", "7S"]]
+        [["7H", "7D", "7S"], ["7H", "7C"], ["7H", "7D"], ["7H", "7S"], ["7H", "7D", "7S", "7C"]]
     # a read's likelier others, put in its place (at least 5%, two at most, none already played)
     reads = [{"7H": 0.5, "1H": 0.0, "7D": 0.3, "7S": 0.2, "4H": 0.1, "2H": 0.01}]
     assert one_tap_fixes({"type": "cards_played", "cards": ["7H"], "low_conf": True, "reads": reads})[:2] == \

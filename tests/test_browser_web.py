@@ -261,6 +261,32 @@ def test_a_card_the_camera_added_half_hidden_is_taken_out_with_one_tap(server, b
     page.close()
 
 
+def test_a_triple_read_as_one_card_with_a_second_half_seen_is_one_tap(server, browser):
+    """bench-0106 at 130.0 s: Knoll's QC QS QH read "QS", "QC also half seen". Beside "It was
+    Q♠ Q♣", one tap names the two and each other queen; not where the half-seen card is of
+    another rank."""
+    from playwright.sync_api import expect
+
+    base = server.url
+    api(base, "/setup/api/game", {"players": ["Ann", "Bob"], "dealer": "Bob"})
+    api(base, "/manual/api/events", {"type": "cards_played", "cards": ["QS"], "conf": [0.43], "meta": {
+        "low_conf": True, "maybe_more": ["QC"], "reads": [{"QS": 0.43, "6S": 0.05}],
+        "detail": "QC also half seen (one card more under it?); please check"}})
+    api(base, "/manual/api/events", {"type": "cards_played", "cards": ["KS"], "conf": [0.45], "meta": {
+        "low_conf": True, "maybe_more": ["AS"]}})
+    page = signed_in(browser, base, "/rulings/")
+    expect(page.locator("#e3 .doubt .fix-third")).to_have_count(0)
+    expect(page.locator("#e2 .doubt .fix-more")).to_contain_text("It was Q♠Q♣")
+    third = page.locator("#e2 .doubt .fix-third")
+    expect(third).to_have_count(2)
+    expect(third.nth(0)).to_contain_text("It was Q♠Q♣Q♦")
+    expect(third.nth(1)).to_contain_text("It was Q♠Q♣Q♥")
+    third.nth(1).click()
+    expect(page.locator("#e2 .fixes")).to_contain_text("really Q♠Q♣Q♥")
+    assert corrected_cards(base) == [["QS", "QC", "QH"]]
+    page.close()
+
+
 def test_a_half_seen_cards_other_suit_and_nothing_played_are_one_tap_each(server, browser):
     """bench-0109 at 199.3 s: a JC JS JD read "JC JD JH", the JH read half under the play. One
     tap puts the one suit of jacks not named in the JH's place. bench-0101 at 86.8 s: a 5C

@@ -1222,8 +1222,8 @@ def test_a_top_card_covered_by_a_card_read_unsurely_offers_what_covers_it(probs,
     """A JH lands square on the 4C, hiding its index, and the camera cannot read the JH: the
     4C is gone from the reads and nothing new is read. Taken back, or covered? The mismatch
     names the 4C as gone (no play to offer), and what the last read half saw where the pot
-    changed (`guesses`), which the page offers as one tap each. Knoll's jacks, so played,
-    were 4 of the benchmark's 5 "top card left the pot" mismatches."""
+    changed (`guesses`), which the page offers as one tap each. Knoll cards so played were
+    all 4 of the benchmark's "top card left the pot" mismatches."""
     from vision.detector import CardReads
 
     s = Scene()

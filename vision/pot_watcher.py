@@ -976,8 +976,8 @@ class PotWatcher:
                 self.top = cards
         elif missing:
             top_gone = [c for c in self.top if missing[c] > 0]
-            if top_gone:  # taken back, or covered by a card the models cannot read (Knoll's
-                # jacks: 4 of the benchmark's 5 such; what covers it was half read, 3 times)
+            if top_gone:  # taken back, or covered by a card the models cannot read (all 4 such
+                # on the benchmark: Knoll cards landed square on it; half read there 3 times)
                 guesses = self._guesses(image)
                 them = f"the top card{'s' if len(top_gone) > 1 else ''} {' '.join(top_gone)}"
                 ev = WatchEvent("mismatch", t, self._t_still, index, top_gone, [], True,

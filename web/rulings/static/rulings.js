@@ -149,6 +149,12 @@
       ? otherSuits(rank, cards).filter((c) => !(more.length === 1 && more.includes(c))) : [];
     const plus = add.length ? [" One card more? ", add.map((c) => [" ", h("button", { type: "button", class: "fix-add",
       onclick: () => fix(cards.concat([c])) }, "+ ", card(c, true))])] : null;
+    // ... or a triple read as one card with a second half seen (Knoll's jacks and queens,
+    // bench-0106 at 130.0 s: a QC QS QH read "QS", "QC also half seen"): the play, the cards
+    // half seen, and one more of its rank
+    const both = cards.concat(more);
+    const third = rank && more.length && more.every((c) => rankOf(c) === rank) && both.length < 4
+      ? otherSuits(rank, both).map((c) => oneTap("fix-third", both.concat([c]))) : [];
     // a card the camera read half hidden beside the play and added to it: one tap takes it out
     const less = (m.maybe_less || []).filter((c) => cards.includes(c));
     const kept = cards.filter((c) => !less.includes(c));
@@ -178,7 +184,7 @@
     return check(" The camera is unsure of this read" + (m.detail ? ": " + m.detail : "") + ". ",
       others.length ? ["Other likely cards: ", others] : null,
       "Look at the pot and correct it if it is wrong.", right,
-      more.length ? oneTap("fix-more", cards.concat(more)) : null, swaps,
+      more.length ? oneTap("fix-more", cards.concat(more)) : null, third, swaps,
       less.length && kept.length ? oneTap("fix-less", kept) : null, resuit,
       drop, plus, none, pick);
   }
