@@ -34,6 +34,19 @@ def corrected_cards(base: str) -> list[list[str]]:
     return [r["event"]["cards"] for r in view["entries"] if r["event"]["type"] == "correct"]
 
 
+def tap_the_one(page, base: str, entry: str, button: str, label: str, really: str, cards: list[str]) -> None:
+    """The check of `entry` (e.g. "#e2") shows one `button` (a class) reading `label`; a tap
+    corrects the play to `cards`, shown as `really`, and the app keeps that correction alone."""
+    from playwright.sync_api import expect
+
+    fix = page.locator(f"{entry} .doubt .{button}")
+    expect(fix).to_have_count(1)
+    expect(fix).to_contain_text(label)
+    fix.click()
+    expect(page.locator(f"{entry} .fixes")).to_contain_text(really)
+    assert corrected_cards(base) == [cards]
+
+
 def signed_in(browser, base: str, path: str, phone: bool = False):
     """A page of the served app open at `path`, signed in as Ann the operator (10 s waits)."""
     page = browser.new_page(**({"viewport": {"width": 390, "height": 844}} if phone else {}))
@@ -231,12 +244,7 @@ def test_a_card_half_seen_is_offered_in_the_place_of_the_plays_least_sure_card(s
     expect(page.locator("#e3 .doubt .fix-alt")).to_have_count(1)  # "3♦ or 3♠" already puts it there:
     expect(page.locator("#e3 .doubt .fix-swap")).to_have_count(0)  # no second button for it
     expect(page.locator("#e2 .doubt .fix-more")).to_contain_text("It was 2♥2♦2♣2♠")
-    swap = page.locator("#e2 .doubt .fix-swap")
-    expect(swap).to_have_count(1)
-    expect(swap).to_contain_text("It was 2♥2♠2♣")
-    swap.click()
-    expect(page.locator("#e2 .fixes")).to_contain_text("really 2♥")
-    assert corrected_cards(base) == [["2H", "2S", "2C"]]
+    tap_the_one(page, base, "#e2", "fix-swap", "It was 2♥2♠2♣", "really 2♥", ["2H", "2S", "2C"])
     page.close()
 
 
@@ -253,11 +261,7 @@ def test_a_card_the_camera_added_half_hidden_is_taken_out_with_one_tap(server, b
     page = signed_in(browser, base, "/rulings/")
     expect(page.locator("#e2 .doubt")).to_contain_text("9H read half under it")
     expect(page.locator("#e2 .doubt .fix-more")).to_have_count(0)
-    fix = page.locator("#e2 .doubt .fix-less")
-    expect(fix).to_contain_text("It was 9♣")
-    fix.click()
-    expect(page.locator("#e2 .fixes")).to_contain_text("really 9♣")
-    assert corrected_cards(base) == [["9C"]]
+    tap_the_one(page, base, "#e2", "fix-less", "It was 9♣", "really 9♣", ["9C"])
     page.close()
 
 
@@ -308,12 +312,7 @@ def test_a_half_seen_cards_other_suit_and_nothing_played_are_one_tap_each(server
     expect(page.locator("#e3 .doubt .fix-suit")).to_have_count(1)
     expect(page.locator("#e3 .doubt .fix-suit")).to_contain_text("It was Q♣Q♦")
     expect(page.locator("#e4 .doubt .fix-suit")).to_have_count(0)  # nothing read half hidden
-    suit = page.locator("#e2 .doubt .fix-suit")
-    expect(suit).to_have_count(1)
-    expect(suit).to_contain_text("It was J♣J♦J♠")
-    suit.click()
-    expect(page.locator("#e2 .fixes")).to_contain_text("really J♣J♦J♠")
-    assert corrected_cards(base) == [["JC", "JD", "JS"]]
+    tap_the_one(page, base, "#e2", "fix-suit", "It was J♣J♦J♠", "really J♣J♦J♠", ["JC", "JD", "JS"])
     page.locator("#e4 .doubt .fix-none").click()
     expect(page.locator("#e4 .tag.void")).to_be_visible()
     expect(page.locator("#e4 .doubt")).to_have_count(0)
