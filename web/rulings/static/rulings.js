@@ -160,10 +160,12 @@
     const kept = cards.filter((c) => !less.includes(c));
     // ... or it is there, its suit misread from the half of it seen (bench-0109 at 199.3 s: a JC
     // JS JD read "JC JD JH", the JH half under it): one tap puts each other suit of its rank in
-    // its place (not one its read's "or" offers already)
+    // its place (not one its read's "or" offers already, nor a card half seen that `swaps`
+    // puts there: bench-0106 at 38.1 s, a JS JD read "JD JC", the JC half under it, "JH also
+    // half seen")
     const resuit = operator ? less.filter((c) => c !== "JK").flatMap((c) => {
       const i = cards.indexOf(c);
-      const offered = likely(i).map(([x]) => x);
+      const offered = likely(i).map(([x]) => x).concat(i === weakest ? more : []);
       return otherSuits(rankOf(c), cards).filter((x) => !offered.includes(x))
         .map((x) => oneTap("fix-suit", cards.map((y, k) => (k === i ? x : y))));
     }) : [];
