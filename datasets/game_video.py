@@ -1069,7 +1069,8 @@ def one_tap_fixes(g: dict) -> list[list[str]]:
     if g["type"] == "cards_played":
         cards = list(g.get("cards") or [])
         more = [c for c in g.get("more") or [] if c not in cards]
-        kept = [c for c in cards if c not in (g.get("less") or [])]
+        less = g.get("less") or []
+        kept = [c for c in cards if c not in less]
         out = ([cards + more] if more else []) + ([kept] if kept and len(kept) < len(cards) else [])
         reads = g.get("reads") or []
         if more and len(cards) > 1 and len(reads) >= len(cards):  # or `more` in the least sure card's place
@@ -1081,7 +1082,7 @@ def one_tap_fixes(g: dict) -> list[list[str]]:
         for i, others in enumerate(likely):
             out += [cards[:i] + [c] + cards[i + 1:] for c in others if c not in cards]
         for i, c in enumerate(cards):  # a card read half under the play, in another suit
-            if c in (g.get("less") or []) and c != "JK":
+            if c in less and c != "JK":
                 out += [cards[:i] + [x] + cards[i + 1:] for x in _other_suits(rank_of(c), cards)
                         if x not in (likely[i] if i < len(likely) else [])]
         if len(cards) > 1:

@@ -28,10 +28,14 @@ def api(base: str, url: str, body: dict) -> dict:
         return json.loads(resp.read())
 
 
+def rulings_data(base: str) -> dict:
+    """What the served app's rulings page is drawn from (`/rulings/data.json`)."""
+    return json.loads(urllib.request.urlopen(f"{base}/rulings/data.json?token={TOKEN}", timeout=10).read())
+
+
 def corrected_cards(base: str) -> list[list[str]]:
     """The cards of each `correct` event the served app keeps, in order (its rulings data)."""
-    view = json.loads(urllib.request.urlopen(f"{base}/rulings/data.json?token={TOKEN}", timeout=10).read())
-    return [r["event"]["cards"] for r in view["entries"] if r["event"]["type"] == "correct"]
+    return [r["event"]["cards"] for r in rulings_data(base)["entries"] if r["event"]["type"] == "correct"]
 
 
 def tap_the_one(page, base: str, entry: str, button: str, label: str, really: str, cards: list[str]) -> None:
@@ -182,7 +186,7 @@ def test_a_play_read_a_card_long_is_fixed_with_one_tap(server, browser):
     expect(drops.nth(1)).to_contain_text("Not 3♥")
     drops.nth(1).click()
     expect(page.locator("#e2 .fixes")).to_contain_text("really 3♠")
-    view = json.loads(urllib.request.urlopen(f"{base}/rulings/data.json?token={TOKEN}", timeout=10).read())
+    view = rulings_data(base)
     assert view["view"]["table"]["pot"] == ["3S"]
     page.close()
 
@@ -322,7 +326,7 @@ def test_a_half_seen_cards_other_suit_and_nothing_played_are_one_tap_each(server
     page.locator("#e4 .doubt .fix-none").click()
     expect(page.locator("#e4 .tag.void")).to_be_visible()
     expect(page.locator("#e4 .doubt")).to_have_count(0)
-    view = json.loads(urllib.request.urlopen(f"{base}/rulings/data.json?token={TOKEN}", timeout=10).read())
+    view = rulings_data(base)
     assert "KS" not in view["view"]["table"]["pot"] and "QC" in view["view"]["table"]["pot"]
     page.close()
 
@@ -374,7 +378,7 @@ def test_a_camera_mismatch_is_named_in_place_by_one_tap(server, browser):
     expect(page.locator("#e7 .doubt .name-seen", has_text="J♦")).to_have_count(0)  # the covered card is no play
     covered.nth(0).click()
     expect(page.locator("#e7 .fixes")).to_contain_text("really J♥")
-    view = json.loads(urllib.request.urlopen(f"{base}/rulings/data.json?token={TOKEN}", timeout=10).read())
+    view = rulings_data(base)
     assert view["view"]["table"]["pot"] == ["5H", "9S", "JD", "JH"]
     page.close()
 
@@ -524,7 +528,7 @@ def test_cards_are_picked_by_taps_and_kept_while_new_events_arrive(server, brows
     editor.locator('.cpick-suit[data-card="QC"]').click()
     editor.locator(".fix-correct").click()
     expect(page.locator("#e4 .fixes")).to_contain_text("really Q♣")
-    view = json.loads(urllib.request.urlopen(f"{base}/rulings/data.json?token={TOKEN}", timeout=10).read())
+    view = rulings_data(base)
     assert view["view"]["table"]["pot"] == ["5H", "9S", "9H", "QC"]
     page.close()
 
@@ -547,7 +551,7 @@ def test_checks_that_were_right_are_cleared_with_one_tap(server, browser):
     page.locator("#e3 .doubt .name-none").click()
     expect(page.locator("#e3 .tag.void")).to_be_visible()
     expect(page.locator("#e3 .doubt")).to_have_count(0)
-    view = json.loads(urllib.request.urlopen(f"{base}/rulings/data.json?token={TOKEN}", timeout=10).read())
+    view = rulings_data(base)
     assert view["view"]["table"]["pot"] == ["9C"] and view["view"]["table"]["turn"] == "Bob"
     page.close()
 
@@ -576,14 +580,14 @@ def test_a_play_nobody_saw_is_added_in_place_from_the_rulings_page(server, brows
     expect(page.locator("#e2 .fixes")).to_contain_text("9♠")
     expect(page.locator("#e4 .out").first).to_contain_text("Bob")  # the 9S was Bob's
     expect(page.locator("#e3 .out").first).to_contain_text("Cy")  # the JD, ruled again: Cy's turn now
-    view = json.loads(urllib.request.urlopen(f"{base}/rulings/data.json?token={TOKEN}", timeout=10).read())
+    view = rulings_data(base)
     assert view["view"]["table"]["pot"] == ["5H", "9S", "JD"]
     # then the pot went unseen after the JD: added there, the pot is empty
     page.locator("#e3 details.editor > summary").click()
     page.locator("#e3 details.editor details.namer > summary").click()
     page.locator("#e3 .add-missed-clear").click()
     expect(page.locator("#e5 .head")).to_contain_text("The pot went after #3 (the camera missed it)")
-    view = json.loads(urllib.request.urlopen(f"{base}/rulings/data.json?token={TOKEN}", timeout=10).read())
+    view = rulings_data(base)
     assert view["view"]["table"]["pot"] == []
     # the game's very first play can be missed too: the set-up's editor offers it
     page.locator("#e1 details.editor summary").first.click()

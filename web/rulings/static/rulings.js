@@ -66,6 +66,10 @@
   }
 
   const rankOf = (c) => (c === "JK" ? c : c.slice(0, -1));
+  /* Nothing was played at event `seq` (a card nudged and read again, a shadow): one tap voids
+     it, and the check goes; voiding the void in "Correct #n" undoes it. */
+  const nothingPlayed = (cls, seq) => h("button", { type: "button", class: cls, onclick: () =>
+    post("/rulings/api/corrections", { type: "void", event: seq }) }, "Nothing was played here");
   // the cards of `rank` not among `cards`: one more of a rank, where a card may be missing
   const otherSuits = (rank, cards) => [..."CDHS"].map((x) => rank + x).filter((c) => !cards.includes(c));
 
@@ -179,10 +183,8 @@
     // the read was right after all: one tap says so, and the check goes
     const right = operator ? [" ", h("button", { type: "button", class: "fix-right", onclick: () => fix(cards) },
       "Right as read")] : null;
-    // nothing was played (a card nudged and read again, a shadow): one tap voids the play, as a
-    // mismatch's "Nothing was played here" does; voiding the void in "Correct #n" undoes it
-    const none = operator ? [" ", h("button", { type: "button", class: "fix-none", onclick: () =>
-      post("/rulings/api/corrections", { type: "void", event: ev.seq }) }, "Nothing was played here")] : null;
+    // nothing was played: as a mismatch's
+    const none = operator ? [" ", nothingPlayed("fix-none", ev.seq)] : null;
     return check(" The camera is unsure of this read" + (m.detail ? ": " + m.detail : "") + ". ",
       others.length ? ["Other likely cards: ", others] : null,
       "Look at the pot and correct it if it is wrong.", right,
@@ -220,10 +222,7 @@
     const other = namerBox("m" + ev.seq, taps.length ? "Other cards…" : "Pick the cards…", [], name, {
       button: "name-play", buttonText: "Played here", input: "name-cards", placeholder: "cards, e.g. 9S 9H",
       aria: "cards played at #" + ev.seq });
-    // nothing was played (a card moved, a shadow): one tap voids the note, and the check goes
-    const none = h("button", { type: "button", class: "name-none", onclick: () =>
-      post("/rulings/api/corrections", { type: "void", event: ev.seq }) }, "Nothing was played here");
-    return check(lead, "name them:", taps, " ", none, other);
+    return check(lead, "name them:", taps, " ", nothingPlayed("name-none", ev.seq), other);
   }
 
   /* The side of the table the arm came from (seat zones, drawn on the set-up page): a hint. Not
