@@ -1,6 +1,6 @@
 """A taught deck's settings (`vision.deck_memory`: K, TEMPERATURE, MIN_CLOSE) against the classifier.
 
-    .venv/bin/python bench/deck_settings.py [--suits SH] [--model models/card_index_classifier.onnx]
+    .venv/bin/python bench/deck_settings.py [--suits SH] [--model models/card_index_classifier.onnx] [--tune 300]
 
 A taught deck weighs the classifier's reads by how close their features lie to the taught
 indices, so its settings belong to one classifier: chosen again whenever the classifier
@@ -65,6 +65,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--size", type=frame_size, default=(1280, 720), help="the videos' size (default 1280x720)")
     ap.add_argument("--suits", default=TEACH_SUITS, help=f"the suits taught (default {TEACH_SUITS})")
     ap.add_argument("--model", type=Path, default=None, help="the index classifier (default: the committed one)")
+    ap.add_argument("--tune", type=int, default=0, metavar="BATCHES",
+                    help="also tune each deck's own rank reader for this many batches (vision.deck_tune; "
+                         "`masta learn-deck` tunes 300) and print how it reads the crops")
     ap.add_argument("--k", default="3,5,10", help="K values to try")
     ap.add_argument("--temperature", default="0.01,0.02,0.04", help="TEMPERATURE values to try")
     ap.add_argument("--min-close", default="0.7,0.8,0.85,0.9", help="MIN_CLOSE values to try")
@@ -79,19 +82,21 @@ def main(argv: list[str] | None = None) -> int:
     memories = {}
     for faces in sorted(set(decks.values())):
         video = ensure_teaching(a.teach_videos, faces, False, a.size, a.suits)
-        memories[faces] = learn_deck(open_source(str(video)).frames(), det, deck_order(a.suits), name=faces).memory
+        memories[faces] = learn_deck(open_source(str(video)).frames(), det, deck_order(a.suits), name=faces,
+                                     tune=a.tune).memory
         if memories[faces] is None:
             raise SystemExit(f"teaching the {faces} deck from {video} learnt nothing")
-    reads = {stem: (*det.classifier.probabilities([_centre(c) for c in x]), y) for stem, (x, y) in cut.items()}
+    crops = {stem: [_centre(c) for c in x] for stem, (x, _) in cut.items()}
+    reads = {stem: (*det.classifier.probabilities(crops[stem]), y) for stem, (_, y) in cut.items()}
 
-    def score(taught: bool) -> dict[str, tuple[float, float, float]]:
+    def score(taught: bool, ranker: bool = False) -> dict[str, tuple[float, float, float]]:
         out = {}
         for faces, mem in memories.items():
             card = rank = n = kept = nn = 0
             for stem, (p, feats, y) in reads.items():
                 if decks[stem] != faces:
                     continue
-                k = (mem.fuse(p, feats) if taught else p).argmax(1)
+                k = (mem.fuse(p, feats, crops[stem] if ranker else None) if taught else p).argmax(1)
                 idx = y != NONE_ID
                 card += int((k[idx] == y[idx]).sum())
                 rank += int((CLASS_RANK[k[idx]] == CLASS_RANK[y[idx]]).sum())
@@ -112,6 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     n = {f: sum(int((y != NONE_ID).sum()) for s, (_, _, y) in reads.items() if decks[s] == f) for f in memories}
     print(f"index crops: {n}; taught {a.suits} ({', '.join(f'{f} {len(m.cards)} crops' for f, m in memories.items())})")
     print(line("untaught", score(False)))
+    if a.tune:
+        print(line(f"tuned rank reader ({a.tune})", score(True, ranker=True)))
     rows = []
     for k, t, mc in itertools.product(*(map(float, v.split(",")) for v in (a.k, a.temperature, a.min_close))):
         for mem in memories.values():

@@ -123,7 +123,7 @@ def ensure_teaching(folder: Path, faces: str, quiet: bool, size: tuple[int, int]
 
 #: deck memories learnt in this run, by (videos folder, deck style, model, suits): each deck is
 #: taught once
-_TAUGHT: dict[tuple[Path, str, str, str], object] = {}
+_TAUGHT: dict[tuple[Path, str, str, str, int], object] = {}
 
 
 def deck_settings(text: str) -> tuple[int, float, float]:
@@ -140,20 +140,24 @@ def deck_settings(text: str) -> tuple[int, float, float]:
 
 def taught_deck(folder: Path, faces: str, args):
     """The deck memory learnt from the deck's teaching video, as `masta learn-deck` learns it."""
-    from vision.deck_memory import learn_deck
+    from vision.deck_memory import RANKS_ORDER, learn_deck
     from vision.detector import CAMERA, CardDetector
 
-    key = (Path(folder), faces, str(args.model), args.teach_suits)
+    key = (Path(folder), faces, str(args.model), args.teach_suits, args.tune)
     if key not in _TAUGHT:
         video = ensure_teaching(folder, faces, args.quiet, args.size, args.teach_suits)
         t0 = time.time()
         report = learn_deck(open_source(str(video)).frames(), CardDetector(args.model, **CAMERA, features=True),
-                            deck_order(args.teach_suits), name=faces)
+                            deck_order(args.teach_suits), name=faces, tune=args.tune)
         if report.memory is None:
             raise SystemExit(f"teaching the {faces} deck failed: {'; '.join(report.problems)}")
         boxes = sum(len(t.boxes) for t in report.taught)
+        mem = report.memory
+        speaks = ("" if not mem.ranker_reads() else "; its rank reader speaks for " +
+                  (" ".join(RANKS_ORDER[w] for w in mem.weak) or "no rank" if mem.weak is not None else "every rank"))
         print(f"taught the {faces} deck: {len(report.taught)} cards, {boxes} index boxes, "
-              f"{time.time() - t0:.1f} s{'; ' + '; '.join(report.problems) if report.problems else ''}", flush=True)
+              f"{time.time() - t0:.1f} s{speaks}{'; ' + '; '.join(report.problems) if report.problems else ''}",
+              flush=True)
         if args.deck_settings:  # another K, TEMPERATURE, MIN_CLOSE than the committed ones
             report.memory.k, report.memory.temperature, report.memory.min_close = args.deck_settings
         _TAUGHT[key] = report.memory
@@ -460,6 +464,9 @@ def main() -> int:
                     "rendered beside the games), and read its games with what was learnt")
     ap.add_argument("--teach-suits", default=TEACH_SUITS, help="with --teach: the suits shown, A to K of "
                     f"each (default {TEACH_SUITS}, as `masta learn-deck`; SHCD: the whole deck)")
+    ap.add_argument("--tune", type=int, default=0, metavar="BATCHES",
+                    help="with --teach: also tune the deck's own rank reader for this many batches "
+                         "(vision.deck_tune, as `masta learn-deck --tune`; 0: the taught features alone)")
     ap.add_argument("--deck-settings", type=deck_settings, default=None, metavar="K,T,MIN_CLOSE",
                     help="with --teach: the taught deck read with these settings instead of "
                          "vision.deck_memory's K, TEMPERATURE and MIN_CLOSE (bench/deck_settings.py ranks them)")

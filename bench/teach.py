@@ -5,8 +5,9 @@
 For each held-out deck, its teaching video (rendered by `bench/pipeline.py --teach` on first
 use) is learnt twice: as `masta learn-deck VIDEO` learns it, and through the real app as the
 teach page does (`web.deck_teacher`: a camera runner watching the video as a live camera, the
-pipeline stopped, started again afterwards, the deck saved in the data folder). Prints the
-cards and index boxes each learnt, its time, and whether the two memories are the same. When
+pipeline stopped, started again afterwards, the deck saved in the data folder), with `--tune`
+each also tuning the deck's own rank reader for that many batches. Prints the cards and index boxes each
+learnt, its time, and whether the two memories (and their rank readers) are the same. When
 they are, the benchmark's `--teach` figures hold for a deck taught on the page.
 """
 from __future__ import annotations
@@ -23,17 +24,18 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("YOLO_OFFLINE", "1")
 
 
-def learn_cli(video: Path, order: list[str]):
+def learn_cli(video: Path, order: list[str], tune: int = 0):
     from vision.deck_memory import learn_deck
     from vision.detector import CAMERA, CardDetector
     from vision.source import open_source
 
     t0 = time.time()
-    report = learn_deck(open_source(str(video)).frames(), CardDetector(**CAMERA, features=True), order)
+    report = learn_deck(open_source(str(video)).frames(), CardDetector(**CAMERA, features=True), order,
+                        tune=tune)
     return report.memory, [t.card for t in report.taught], time.time() - t0
 
 
-def learn_page(video: Path, order: list[str], work: Path):
+def learn_page(video: Path, order: list[str], work: Path, tune: int = 0):
     """Through the app's own objects, as a phone on /teach/ drives them."""
     from vision.deck_memory import DeckMemory
     from web.app import create_app
@@ -41,7 +43,7 @@ def learn_page(video: Path, order: list[str], work: Path):
     from web.config import Config
     from web.deck_teacher import deck_path
 
-    app = create_app(Config(data_dir=work, token="bench"))
+    app = create_app(Config(data_dir=work, token="bench", teach_tune=tune))
     runner = attach_camera(app, load_detector(find_model()), str(video), live=True)
     teacher = app.extensions["masta.teacher"]
     try:
@@ -56,7 +58,7 @@ def learn_page(video: Path, order: list[str], work: Path):
             time.sleep(0.2)
         if teacher.state()["status"] == "teaching":
             c.post("/teach/api/done", json={}, headers={"X-Masta-Token": "bench"})
-        teacher.wait(60)
+        teacher.wait(600)  # the deck's own rank reader is tuned after the last card
         took = time.time() - t0
         state = teacher.state()
         state["refereeing"] = any(t.is_alive() for t in runner._threads)  # the pipeline started again
@@ -69,8 +71,17 @@ def learn_page(video: Path, order: list[str], work: Path):
 def same(a, b) -> bool:
     import numpy as np
 
-    return (a is not None and b is not None and list(a.cards) == list(b.cards)
-            and a.feats.shape == b.feats.shape and bool(np.allclose(a.feats, b.feats, atol=1e-5)))
+    from vision.deck_tune import Ranker
+
+    if not (a is not None and b is not None and list(a.cards) == list(b.cards)
+            and a.feats.shape == b.feats.shape and bool(np.allclose(a.feats, b.feats, atol=1e-5))):
+        return False
+    if a.ranker_reads() != b.ranker_reads():
+        return False
+    if not a.ranker_reads():
+        return True
+    crops = list(np.random.default_rng(0).integers(0, 256, (32, 64, 64, 3), dtype=np.uint8))
+    return bool(np.allclose(Ranker(a.ranker).ranks(crops), Ranker(b.ranker).ranks(crops), atol=1e-4))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -78,6 +89,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--videos", default="data/bench-videos-1280x720", help="where the teaching videos are "
                     "(rendered there on first use)")
     ap.add_argument("--suits", default="SH", help="the suits taught, A to K of each (default SH)")
+    ap.add_argument("--tune", type=int, default=0, metavar="BATCHES",
+                    help="also tune each deck's own rank reader for this many batches (default 0, as "
+                         "`masta learn-deck` and the page)")
     args = ap.parse_args(argv)
     from datasets.faces import HELD_OUT_STYLES
     from vision.deck_memory import deck_order
@@ -91,9 +105,9 @@ def main(argv: list[str] | None = None) -> int:
     alike = 0
     for faces in HELD_OUT_STYLES:
         video = ensure_teaching(folder, faces, quiet=False, suits=args.suits)
-        cli, cli_cards, cli_s = learn_cli(video, order)
+        cli, cli_cards, cli_s = learn_cli(video, order, args.tune)
         with tempfile.TemporaryDirectory() as d:
-            page, page_cards, page_s, state = learn_page(video, order, Path(d))
+            page, page_cards, page_s, state = learn_page(video, order, Path(d), args.tune)
         ok = same(cli, page)
         alike += ok
         print(f"{faces:11s} learn-deck: {len(cli_cards)} of {len(order)} cards, "

@@ -18,6 +18,8 @@ needs_model = pytest.mark.skipif(not DEFAULT_DETECTOR.exists(), reason="no train
 CARDS = ["AS", "QS", "10H"]
 SPADES = ["AS", "2S", "3S"]
 LEARNT = re.compile(r"\blearnt\b")
+#: batches the deck's own rank reader is tuned for at the end of each teaching (300 at a table)
+TUNE = 8
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +43,7 @@ def table(tmp_path, video, detector):
     """An app whose camera watches the teaching video at its own pace, over and over, as a live
     camera would."""
     detector.classifier.deck = None
-    app = make_app(tmp_path)
+    app = make_app(tmp_path, teach_tune=TUNE)
     runner = attach_camera(app, detector, str(video), pace=True, live=True)
     yield app, runner, app.extensions["masta.teacher"]
     app.extensions["masta.teacher"].wait(60)
@@ -66,13 +68,14 @@ def test_a_deck_taught_from_the_page_is_read_with_at_once_and_after_a_restart(tm
     assert state["status"] == "idle" and [d["card"] for d in state["taught"]] == CARDS, state
     assert state["deck"]["cards"] == CARDS and state["deck"]["of"] == 3 and state["problems"] == []
     assert detector.classifier.deck is not None and deck_path(app).is_file()
+    assert detector.classifier.deck.ranker_reads()  # the deck's own rank reader was tuned too
     assert "now reads with this deck" in state["message"] and state["reads_with"]
     assert runner.pipe is not old_pipe and wait_for(lambda: runner.pipe is not None, 5)  # refereeing again
     assert [dict(e) for e in log.log][:len(before)] == before  # teaching took nothing out of the log
     # after a restart the deck is found again beside the database
     again = make_app(tmp_path)
     memory, problem = saved_deck(again)
-    assert problem is None and sorted(set(memory.cards)) == sorted(CARDS)
+    assert problem is None and sorted(set(memory.cards)) == sorted(CARDS) and memory.ranker_reads()
     # forgotten: the camera reads with its model alone, and a second forget says there is none
     r = post(c, "/teach/api/forget", {})
     assert r.status_code == 201 and r.json["deck"] is None and "forgotten" in r.json["message"].lower()
@@ -214,7 +217,7 @@ def test_the_page_names_the_card_to_show_and_ticks_each_one_learnt(tmp_path, fir
     from web.server import BackgroundServer
 
     detector.classifier.deck = None
-    app = create_app(Config(data_dir=tmp_path, token=TOKEN))
+    app = create_app(Config(data_dir=tmp_path, token=TOKEN, teach_tune=TUNE))
     runner = attach_camera(app, detector, str(first_spades), pace=True, live=True)
     try:
         with BackgroundServer(app, threads=16) as srv:
@@ -321,7 +324,7 @@ def test_the_rulings_page_leads_to_teaching_after_the_same_misread_twice(tmp_pat
     from web.server import BackgroundServer
 
     detector.classifier.deck = None
-    app = create_app(Config(data_dir=tmp_path, token=TOKEN))
+    app = create_app(Config(data_dir=tmp_path, token=TOKEN, teach_tune=TUNE))
     runner = attach_camera(app, detector, str(video), live=True)
     runner.stop()  # the plays below are the camera's: no others from the video
     table = app.extensions["masta.table"]

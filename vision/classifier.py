@@ -132,6 +132,7 @@ class IndexClassifier:
         # with a taught deck (`vision.deck_memory`), the graph also gives what its last layer
         # reads, and each crop's probabilities are weighed by how close it looks to the deck
         self.fingerprint = model_fingerprint(onnx_path)
+        self.path = str(onnx_path)
         self._deck = None
         self.deck = deck
         self.with_features = features or deck is not None
@@ -164,7 +165,7 @@ class IndexClassifier:
         p, feats = self.probabilities(crops)
         deck = self.deck  # read once: the teach page may set or forget it meanwhile
         if deck is not None:
-            p = deck.fuse(p, feats)
+            p = deck.fuse(p, feats, crops)
         out = []
         for row in p:
             k = int(row.argmax())

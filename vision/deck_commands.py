@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from vision.deck_memory import DECK_ORDER, TEACH_SUITS
+from vision.deck_tune import TUNE_STEPS
 from vision.frame_size import WEBCAM_SIZE, frame_size
 from vision.watch_commands import DEFAULT_MODEL
 
@@ -20,6 +21,9 @@ def cmd_learn_deck(args: argparse.Namespace) -> int:
     if bad:  # before the camera opens: a typo must not cost a minute of showing cards
         raise DeckMemoryError(f"--order: {bad} cannot be taught: use the ids of ranked cards, like AS, 10H, QD")
     out = Path(args.out)
+    if args.tune < 0:
+        raise ValueError(f"--tune {args.tune}: give a number of batches from 0 (0: no tuning, the taught "
+                         f"indices alone)")
     if out.suffix != ".npz":
         raise ValueError(f"--out must end in .npz, got {args.out!r}")
     model = Path(args.model) if args.model else DEFAULT_MODEL
@@ -43,7 +47,10 @@ def cmd_learn_deck(args: argparse.Namespace) -> int:
 
     source = open_source(args.source, pace=args.pace, live=True if args.live else None, size=args.camera_size)
     try:
-        report = learn_deck(source.frames(), detector, order, name=args.name or out.stem, on_card=on_card)
+        report = learn_deck(source.frames(), detector, order, name=args.name or out.stem, on_card=on_card,
+                            tune=args.tune, on_tune=lambda: print(
+                                f"masta learn-deck: tuning the deck's own rank reader ({args.tune} batches, "
+                                f"about {args.tune * 0.27:.0f} s on a 2-core CPU)", file=sys.stderr, flush=True))
     finally:
         source.close()
     for p in report.problems:
@@ -51,6 +58,14 @@ def cmd_learn_deck(args: argparse.Namespace) -> int:
     if report.memory is None:
         raise ValueError("nothing was learnt: " + "; ".join(report.problems))
     report.memory.save(out)
+    mem = report.memory
+    if mem.ranker_reads():
+        from vision.deck_memory import RANKS_ORDER
+
+        weak = " ".join(RANKS_ORDER[w] for w in mem.weak or ())
+        print(f"masta learn-deck: the deck's own rank reader reads "
+              f"{weak or 'no rank'}{' (the ranks the model misread while the cards were shown)' if weak else ''}",
+              file=sys.stderr)
     print(f"masta learn-deck: {len(report.taught)} of {len(order)} cards learnt, saved to {out}; "
           f"use it with `masta watch SOURCE --deck {out} ...`", file=sys.stderr)
     return 0 if len(report.taught) == len(order) else 1
@@ -73,6 +88,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    f"(default {TEACH_SUITS}; SHCD: the whole deck, 52 cards)")
     p.add_argument("--order", default=None, help="the cards in the order they are shown, space-separated "
                    "(default: A to K of each of --suits)")
+    p.add_argument("--tune", type=int, default=0, metavar="BATCHES",
+                   help=f"then also fine-tune a copy of the card classifier on the cards shown for this "
+                        f"many batches ({TUNE_STEPS} takes about {TUNE_STEPS * 0.27:.0f} s on a 2-core CPU; "
+                        f"needs torch): the deck's own rank reader, for the ranks the model misread while "
+                        f"the cards were shown. It read the benchmark's Knoll deck better and its "
+                        f"photographed deck worse (models/MODEL_CARD.md); default 0: the reads are weighed "
+                        f"by the taught indices alone")
     p.add_argument("--name", default=None, help="a name for the deck (default: the file's)")
     p.add_argument("--model", default=None, help=f"detector ONNX (default {DEFAULT_MODEL.name} in models/)")
     p.add_argument("--pace", action="store_true", help="play a file at its own frame rate (as if live)")

@@ -92,6 +92,11 @@ class DeckMemory:
     k: int = K
     temperature: float = TEMPERATURE
     min_close: float = MIN_CLOSE
+    #: the classifier fine-tuned on the taught corners (`vision.deck_tune`, ONNX bytes; b"": none)
+    ranker: bytes = b""
+    #: the rank slots the ranker speaks for (None: every rank): those the classifier misread
+    #: while the deck was taught (`weak_ranks`)
+    weak: tuple[int, ...] | None = None
     _rank: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -99,6 +104,11 @@ class DeckMemory:
         self.feats = np.asarray(self.feats, np.float32)
         self._rank = np.array([_slot(c) for c in self.cards])
         self.ranks = sorted({int(r) for r in self._rank if r >= 0})  # ranks taught
+        self._reader = None  # the ranker's session, made on first use
+
+    def ranker_reads(self) -> bool:
+        """Whether reads are weighed by the tuned ranker (given the crops), not by features."""
+        return bool(self.ranker)
 
     def rank_weights(self, feats: np.ndarray) -> np.ndarray:
         """(n, 13) weights summing to 1 over the ranks; uniform for a crop no closer than
@@ -119,10 +129,26 @@ class DeckMemory:
         w[far] = 1.0 / len(RANKS_ORDER)
         return w
 
-    def fuse(self, probs: np.ndarray, feats: np.ndarray) -> np.ndarray:
-        """The classifier's probabilities (n, classes) weighed by each rank's closeness to the
-        taught deck; `none` and the joker are weighed by the closest rank's weight, so a crop
-        that looks like no taught index keeps its odds of being no index."""
+    def fuse(self, probs: np.ndarray, feats: np.ndarray, crops: list[np.ndarray] | None = None) -> np.ndarray:
+        """The classifier's probabilities (n, classes) read with the taught deck. With a tuned
+        ranker and the `crops` read: each crop's rank (or none) is the ranker's, its suit the
+        classifier's (`vision.deck_tune.combine`). Otherwise weighed by each rank's closeness
+        to the taught deck; `none` and the joker are weighed by the closest rank's weight, so
+        a crop that looks like no taught index keeps its odds of being no index."""
+        if self.ranker and crops is not None and len(crops) == len(probs):
+            from vision.deck_tune import Ranker, combine
+
+            if self._reader is None:
+                self._reader = Ranker(self.ranker)
+            ranks = self._reader.ranks(list(crops))
+            out = combine(probs, ranks)
+            if self.weak is not None:  # elsewhere the classifier's own read stands
+                from vision.deck_tune import top_slot
+
+                weak = list(self.weak)
+                mine = ~(np.isin(top_slot(probs), weak) | np.isin(ranks.argmax(1), weak))
+                out[mine] = probs[mine]
+            return out
         if not self.ranks:
             return probs
         w = self.rank_weights(feats)
@@ -167,7 +193,9 @@ class DeckMemory:
         path.parent.mkdir(parents=True, exist_ok=True)
         buf = io.BytesIO()
         np.savez_compressed(buf, format=np.array(FORMAT), cards=self.cards, feats=self.feats,
-                            name=np.array(self.name), classifier=np.array(self.classifier))
+                            name=np.array(self.name), classifier=np.array(self.classifier),
+                            ranker=np.frombuffer(self.ranker, np.uint8),
+                            weak=np.array(self.weak if self.weak is not None else [-1], np.int64))
         path.write_bytes(buf.getvalue())
         return path
 
@@ -182,6 +210,8 @@ class DeckMemory:
                 fmt = int(z["format"])
                 cards, feats, name = z["cards"].astype(str), z["feats"].astype(np.float32), str(z["name"])
                 classifier = str(z["classifier"]) if "classifier" in z.files else ""
+                ranker = z["ranker"].astype(np.uint8).tobytes() if "ranker" in z.files else b""
+                weak = [int(v) for v in z["weak"]] if "weak" in z.files else [-1]
         except Exception as exc:  # not a zip, missing arrays, a truncated file
             raise DeckMemoryError(f"deck memory {path} is unreadable ({exc.__class__.__name__}: {exc}); "
                                   f"teach the deck again with `masta learn-deck`") from None
@@ -198,7 +228,18 @@ class DeckMemory:
         if unknown:
             raise DeckMemoryError(f"deck memory {path} names unknown cards {unknown}; teach the deck "
                                   f"again with `masta learn-deck`")
-        return cls(cards, feats, name, classifier)
+        memory = cls(cards, feats, name, classifier, ranker=ranker,
+                     weak=None if weak == [-1] else tuple(w for w in weak if 0 <= w < len(RANKS_ORDER)))
+        if ranker:  # read now: a damaged one is said at load, not at the first play
+            try:
+                from vision.deck_tune import Ranker
+
+                memory._reader = Ranker(ranker)
+            except Exception as exc:
+                raise DeckMemoryError(f"deck memory {path}: its tuned rank reader cannot be read "
+                                      f"({exc.__class__.__name__}); teach the deck again with "
+                                      f"`masta learn-deck`") from None
+        return memory
 
 
 def features_graph(onnx_path: str | Path) -> bytes:
@@ -370,7 +411,8 @@ def card_scores(probs: list[np.ndarray], order: list[str]) -> np.ndarray:
 
 
 def learn_deck(frames: Iterable, detector, order: Iterable[str] = DECK_ORDER, name: str = "",
-               still_frames: int = 5, on_card: Callable[[Taught], None] | None = None) -> LearnReport:
+               still_frames: int = 5, on_card: Callable[[Taught], None] | None = None,
+               tune: int = 0, stop=None, on_tune: Callable[[], None] | None = None) -> LearnReport:
     """Watch the cards of `order` shown one at a time on the table and remember their indices.
 
     The first settled scene is the bare table. Each later settled scene that differs from it,
@@ -379,12 +421,18 @@ def learn_deck(frames: Iterable, detector, order: Iterable[str] = DECK_ORDER, na
     card's shadow changes the indices under it (measured: such a memory read the Knoll deck
     worse than none). Which card of `order` each one is comes from `align`, not from counting:
     a card shown too briefly to be seen, or shown twice, leaves the others' labels right.
+    With `tune` batches, the classifier is then fine-tuned on the taught corners and what lies
+    beside them (`vision.deck_tune`: the deck's own rank reader; `on_tune` is called as it starts,
+    `stop`, an Event, ends it early).
     `frames` yields objects with `.image` and `.t` (`vision.source`)."""
     order = [str(c) for c in order]
     bad = _untaught(order)
     if bad:
         raise DeckMemoryError(f"{bad} cannot be taught: use the ids of ranked cards, like AS, 10H, QD")
     seen: list[tuple[float, list, list]] = []  # each settled new card: when, its index boxes, their crops
+    # and for tuning (`deck_tune`): its index crops, crops beside it, the camera's reads of its boxes
+    stored: list[tuple[list, list, list]] = []
+    rng = np.random.default_rng(0)
     probs: list[np.ndarray] = []         # the classifier's reads of its boxes
     places: list[int] = []               # each one's place in `order` (-1: left out)
     prev = bare = last = None
@@ -414,6 +462,11 @@ def learn_deck(frames: Iterable, detector, order: Iterable[str] = DECK_ORDER, na
         if not boxes:
             continue
         seen.append((float(fr.t), boxes, [c for b in boxes for c in turned_crops(fr.image, b)]))
+        if tune > 0:
+            from vision.deck_tune import negatives, store_crop
+
+            stored.append(([store_crop(fr.image, b) for b in boxes], negatives(fr.image, boxes, detector, rng),
+                           detector.read_boxes(fr.image, np.array(boxes), None, with_deck=False)))
         probs.append(read)
         # which card of the order this is, given every card seen so far: one shown too briefly
         # to be seen must not shift the labels of all the cards after it
@@ -440,5 +493,49 @@ def learn_deck(frames: Iterable, detector, order: Iterable[str] = DECK_ORDER, na
         return LearnReport(None, taught, problems + ["no card index was seen: is the pot in view?"])
     feats = detector.classifier.features(crops)  # run in the classifier's own batches
     feats /= np.linalg.norm(feats, axis=1, keepdims=True) + 1e-9
-    return LearnReport(DeckMemory(np.array(labels), feats, name, getattr(detector.classifier, "fingerprint", "")),
-                       taught, problems)
+    memory = DeckMemory(np.array(labels), feats, name, getattr(detector.classifier, "fingerprint", ""))
+    if tune > 0:
+        if on_tune is not None:
+            on_tune()
+        kept = [(pos, j) for pos, j in zip(stored, places) if j >= 0]
+        xs = [c for (pos, _, _), j in kept for c in pos]
+        ys = [_slot(order[j]) for (pos, _, _), j in kept for _ in pos]
+        neg = [c for _, ns, _ in stored for c in ns]
+        memory.ranker, problem = _tuned(detector.classifier, xs, ys, neg, tune, stop)
+        problems += [problem] if problem else []
+        if memory.ranker:
+            memory.weak = weak_ranks([(_slot(order[j]), reads) for (_, _, reads), j in kept])
+    return LearnReport(memory, taught, problems)
+
+
+#: a rank the camera read at under this probability (the mean over its taught index boxes, as
+#: the table camera reads them) is one the deck's ranker speaks for (chosen on the dev renders)
+WEAK_RANK = 0.9
+
+
+def weak_ranks(reads: list[tuple[int, list[np.ndarray]]], below: float = WEAK_RANK) -> tuple[int, ...]:
+    """The rank slots whose taught boxes the camera read, on average, with the right rank at
+    under `below`: `reads` holds each taught card's rank slot and the camera's reads of its
+    index boxes (`CardDetector.read_boxes`, no deck). Why: a tuned ranker reads every rank of
+    the deck, but where the classifier already reads a rank right, letting the ranker speak
+    made plays read a card long (the ranker is sure of the rank of a card's second corner or a
+    half-hidden index, and the classifier guesses its suit)."""
+    got: dict[int, list[float]] = {}
+    for slot, rows in reads:
+        for row in rows:
+            got.setdefault(slot, []).append(float(np.asarray(row)[CLASS_RANK == slot].sum()))
+    return tuple(sorted(s for s, v in got.items() if np.mean(v) < below))
+
+
+def _tuned(classifier, crops: list, slots: list, beside: list, steps: int, stop) -> tuple[bytes, str]:
+    """(the ranker tuned on the taught index `crops` of rank `slots` and the `none` crops
+    `beside` them, "") or (b"", why not: said to the operator; the taught features still weigh
+    the reads)."""
+    try:
+        from vision.deck_tune import NONE_SLOT, float_twin, tune
+
+        return tune(np.stack(crops + beside), np.array(slots + [NONE_SLOT] * len(beside)),
+                    float_twin(classifier.path), steps, stop=stop), ""
+    except ImportError as exc:
+        return b"", (f"the deck's own rank reader was not tuned ({exc.name or exc} is not installed: "
+                     f"pip install -e '.[train]'); the camera reads with the taught indices alone")

@@ -325,7 +325,8 @@ class CardDetector:
                             "face_ms": (t3 - t2) * 1000}
         return [h for h in hits if h.card != NONE]
 
-    def read_boxes(self, frame: np.ndarray, boxes: np.ndarray, scores: np.ndarray | None = None) -> list[np.ndarray]:
+    def read_boxes(self, frame: np.ndarray, boxes: np.ndarray, scores: np.ndarray | None = None,
+                   with_deck: bool = True) -> list[np.ndarray]:
         """The classifier's probabilities for each index box. A box it is not sure of (no
         card above `sure`) is read again cut looser and tighter (`box_scales`), one scale a
         round until its read is sure (a fifth fewer crops than all at once), and a read is kept
@@ -345,7 +346,7 @@ class CardDetector:
         whatever rank they give: four looks at a looser cut are not one look at a neighbour
         (held to its suit as the looser reads are, the benchmark read 985 plays against 990).
         A taught deck (`deck`) weighs each box's kept read last: which cuts are read, and which
-        read is kept, stay the classifier's own choice."""
+        read is kept, stay the classifier's own choice (`with_deck` False: not weighed)."""
         if not len(boxes):
             return []
         probs, feats = self.classifier.probabilities([crop_index(frame, b) for b in boxes])
@@ -374,9 +375,11 @@ class CardDetector:
                 more = more.reshape(self.turns - 1, len(cuts), -1).sum(0)
                 for k, i in enumerate(unsure):
                     probs[i] = (probs[i] + more[k]) / self.turns
-        deck = self.classifier.deck
-        if deck is not None:
-            probs = list(deck.fuse(np.array(probs), feats))
+        deck = self.classifier.deck if with_deck else None
+        if deck is not None:  # a tuned ranker reads each box's kept cut again
+            cuts = ([crop_index(frame, b, jitter=(0.0, 0.0, kept[i])) for i, b in enumerate(boxes)]
+                    if deck.ranker_reads() else None)
+            probs = list(deck.fuse(np.array(probs), feats, cuts))
         return probs
 
     def read_faces(self, frame: np.ndarray, hits: list[IndexHit]) -> list[IndexHit]:

@@ -22,6 +22,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the table's deck as taught with `masta learn-deck` (a design the model never "
                         "saw is read better). Without it, the deck last taught on the page /teach/ is read "
                         "with, if any")
+    p.add_argument("--teach-tune", type=int, default=None, metavar="BATCHES",
+                   help="a deck taught on the page /teach/ then also tunes its own rank reader for this "
+                        "many batches (300 takes about 80 s on a 2-core CPU; see `masta learn-deck --help`); "
+                        "default 0: the taught indices alone weigh the reads")
     p.set_defaults(func=serve)
     d = sub.add_parser("demo", help="referee the bundled demo game video live in the browser",
                        description="Serve the bundled demo video (assets/demo/) refereed live. Opens "
@@ -159,7 +163,10 @@ def serve(args) -> int:
         model = find_model()
         if model is not None:
             deck.check_classifier(model_fingerprint(model.with_name(CLASSIFIER_NAME)))
-    config = _config(args, source=args.source)
+    if args.teach_tune is not None and args.teach_tune < 0:
+        raise ValueError(f"--teach-tune {args.teach_tune}: give a number of batches from 0 (0: no tuning)")
+    config = _config(args, source=args.source,
+                     **({} if args.teach_tune is None else {"teach_tune": args.teach_tune}))
     app = _build(config)
     store = app.extensions["masta.store"]
     source = args.source if args.source is not None else store.get_setting("camera_source")

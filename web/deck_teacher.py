@@ -69,7 +69,8 @@ class DeckTeacher:
         self.broadcaster = app.extensions["masta.broadcaster"]
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
-        self._stop = threading.Event()
+        self._stop = threading.Event()   # no more cards: Done, Cancel, the server stopping
+        self._halt = threading.Event()   # and no tuning either: Cancel, the server stopping
         self._cancelled = False
         self._closing = False
         self.status = "idle"          # idle | teaching | finishing
@@ -132,7 +133,7 @@ class DeckTeacher:
             source = self.runner.source
             self.status, self.order, self.taught, self.problems = "teaching", list(order), [], []
             self.message = f"Show these {len(order)} cards one at a time in the middle of the table."
-            self._stop = threading.Event()
+            self._stop, self._halt = threading.Event(), threading.Event()
             self._cancelled = False
         self.runner.stop()  # no refereeing while cards are shown: they are no plays
         self.runner.report(f"camera {source}: teaching the deck (not refereeing until it is done)")
@@ -167,6 +168,8 @@ class DeckTeacher:
             self._cancelled = self._cancelled or cancel
             self.status = "finishing"
         self._stop.set()
+        if cancel:
+            self._halt.set()
         self._publish()
         return self.state()
 
@@ -189,6 +192,7 @@ class DeckTeacher:
         with self._lock:
             self._closing = self._cancelled = True
         self._stop.set()
+        self._halt.set()
         self.wait(timeout)
 
     def wait(self, timeout: float = 30.0) -> bool:
@@ -233,10 +237,18 @@ class DeckTeacher:
                     self.taught.append({"card": item.card, "t": round(item.t, 2)})
             self._publish()
 
+        def on_tune() -> None:  # every card seen, or Done: the camera's last minute away
+            with self._lock:
+                self.status = "finishing"
+                self.message = ("Learning this deck's own card faces (a minute or two): the camera "
+                                "referees again as soon as it is done.")
+            self._publish()
+
         report = None
         try:
             report = learn_deck(self._frames(src, stop), self.runner.detector, self.order,
-                                name="taught at the table", on_card=on_card)
+                                name="taught at the table", on_card=on_card,
+                                tune=self.app.config["MASTA"].teach_tune, stop=self._halt, on_tune=on_tune)
         except Exception as exc:  # a broken camera must not leave the table without its referee
             with self._lock:
                 self.problems.append(f"teaching stopped: {exc}")
