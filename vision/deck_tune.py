@@ -60,6 +60,14 @@ def _class_rank() -> np.ndarray:
     return CLASS_RANK
 
 
+def by_rank(probs: np.ndarray) -> np.ndarray:
+    """(n, 13): each read's probability of each rank, its four suits summed."""
+    cr = _class_rank()
+    out = np.zeros((len(probs), NONE_SLOT), probs.dtype)
+    np.add.at(out.T, cr[cr >= 0], probs[:, cr >= 0].T)
+    return out
+
+
 def store_crop(image: np.ndarray, box) -> np.ndarray:
     return crop_index(image, box, size=STORE, margin=STORE_MARGIN)
 
@@ -158,12 +166,8 @@ class Ranker:
                                      for k in range(0, len(crops), 64)])
         e = np.exp(logits - logits.max(1, keepdims=True))
         p = e / e.sum(1, keepdims=True)
-        cr = _class_rank()
-        out = np.zeros((len(p), NONE_SLOT + 1), np.float32)
-        for r in range(13):
-            out[:, r] = p[:, cr == r].sum(1)
-        out[:, NONE_SLOT] = p[:, NONE_ID]
-        return out / out.sum(1, keepdims=True)
+        out = np.concatenate([by_rank(p), p[:, NONE_ID:NONE_ID + 1]], 1)  # the joker left out
+        return (out / out.sum(1, keepdims=True)).astype(np.float32)
 
 
 def combine(probs: np.ndarray, ranks: np.ndarray) -> np.ndarray:
@@ -180,8 +184,7 @@ def combine(probs: np.ndarray, ranks: np.ndarray) -> np.ndarray:
     out = np.zeros_like(probs)
     ranked = probs[:, known]
     rk = cr[known]
-    per_rank = np.zeros((len(probs), 13), probs.dtype)
-    np.add.at(per_rank.T, rk, ranked.T)
+    per_rank = by_rank(probs)
     suit = np.where(per_rank[:, rk] > 0, ranked / np.maximum(per_rank[:, rk], 1e-12), 0.25)
     none = ranks[:, NONE_SLOT:]
     r = ranks[:, :NONE_SLOT] / np.maximum(ranks[:, :NONE_SLOT].sum(1, keepdims=True), 1e-12)
@@ -194,10 +197,5 @@ def combine(probs: np.ndarray, ranks: np.ndarray) -> np.ndarray:
 
 def top_slot(probs: np.ndarray) -> np.ndarray:
     """Each read's likeliest rank slot (0-12), or `NONE_SLOT` for no index (the joker too)."""
-    cr = _class_rank()
-    tot = np.zeros((len(probs), NONE_SLOT + 1), probs.dtype)
-    np.add.at(tot.T, np.where(cr >= 0, cr, NONE_SLOT), probs.T)
-    return tot.argmax(1)
-
-
-__all__ = ["CLASSES", "NONE_SLOT", "Ranker", "combine", "negatives", "store_crop", "tune", "TUNE_STEPS"]
+    ranks = by_rank(probs)
+    return np.concatenate([ranks, 1 - ranks.sum(1, keepdims=True)], 1).argmax(1)
