@@ -121,8 +121,8 @@ def ensure_teaching(folder: Path, faces: str, quiet: bool, size: tuple[int, int]
     return path
 
 
-#: deck memories learnt in this run, by (videos folder, deck style, model, suits): each deck is
-#: taught once
+#: deck memories learnt in this run, by (videos folder, deck style, model, suits, tuning
+#: batches): each deck is taught once
 _TAUGHT: dict[tuple[Path, str, str, str, int], object] = {}
 
 
@@ -140,7 +140,7 @@ def deck_settings(text: str) -> tuple[int, float, float]:
 
 def taught_deck(folder: Path, faces: str, args):
     """The deck memory learnt from the deck's teaching video, as `masta learn-deck` learns it."""
-    from vision.deck_memory import RANKS_ORDER, learn_deck
+    from vision.deck_memory import learn_deck
     from vision.detector import CAMERA, CardDetector
 
     key = (Path(folder), faces, str(args.model), args.teach_suits, args.tune)
@@ -152,9 +152,8 @@ def taught_deck(folder: Path, faces: str, args):
         if report.memory is None:
             raise SystemExit(f"teaching the {faces} deck failed: {'; '.join(report.problems)}")
         boxes = sum(len(t.boxes) for t in report.taught)
-        mem = report.memory
-        speaks = ("" if not mem.ranker_reads() else "; its rank reader speaks for " +
-                  (" ".join(RANKS_ORDER[w] for w in mem.weak) or "no rank" if mem.weak is not None else "every rank"))
+        ranks = report.memory.ranker_ranks()
+        speaks = "" if ranks is None else f"; its rank reader speaks for {' '.join(ranks) or 'no rank'}"
         print(f"taught the {faces} deck: {len(report.taught)} cards, {boxes} index boxes, "
               f"{time.time() - t0:.1f} s{speaks}{'; ' + '; '.join(report.problems) if report.problems else ''}",
               flush=True)

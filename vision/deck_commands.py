@@ -58,13 +58,10 @@ def cmd_learn_deck(args: argparse.Namespace) -> int:
     if report.memory is None:
         raise ValueError("nothing was learnt: " + "; ".join(report.problems))
     report.memory.save(out)
-    mem = report.memory
-    if mem.ranker_reads():
-        from vision.deck_memory import RANKS_ORDER
-
-        weak = " ".join(RANKS_ORDER[w] for w in mem.weak or ())
+    ranks = report.memory.ranker_ranks()
+    if ranks is not None:
         print(f"masta learn-deck: the deck's own rank reader reads "
-              f"{weak or 'no rank'}{' (the ranks the model misread while the cards were shown)' if weak else ''}",
+              f"{' '.join(ranks) or 'no rank'}{' (the ranks the model misread while the cards were shown)' if ranks else ''}",
               file=sys.stderr)
     print(f"masta learn-deck: {len(report.taught)} of {len(order)} cards learnt, saved to {out}; "
           f"use it with `masta watch SOURCE --deck {out} ...`", file=sys.stderr)

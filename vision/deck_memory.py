@@ -28,6 +28,7 @@ import numpy as np
 
 from referee.cards import rank_of
 from vision.classifier import CLASSES, NONE_ID, crop_index
+from vision import deck_tune
 from vision.boxes import iou as _iou
 
 RANKS_ORDER = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
@@ -110,6 +111,12 @@ class DeckMemory:
         """Whether reads are weighed by the tuned ranker (given the crops), not by features."""
         return bool(self.ranker)
 
+    def ranker_ranks(self) -> list[str] | None:
+        """The ranks the tuned ranker reads, for the operator (None: there is no ranker)."""
+        if not self.ranker:
+            return None
+        return list(RANKS_ORDER) if self.weak is None else [RANKS_ORDER[w] for w in self.weak]
+
     def rank_weights(self, feats: np.ndarray) -> np.ndarray:
         """(n, 13) weights summing to 1 over the ranks; uniform for a crop no closer than
         `min_close` to any taught crop (a card half hidden, two indices in one box)."""
@@ -136,17 +143,13 @@ class DeckMemory:
         to the taught deck; `none` and the joker are weighed by the closest rank's weight, so
         a crop that looks like no taught index keeps its odds of being no index."""
         if self.ranker and crops is not None and len(crops) == len(probs):
-            from vision.deck_tune import Ranker, combine
-
             if self._reader is None:
-                self._reader = Ranker(self.ranker)
+                self._reader = deck_tune.Ranker(self.ranker)
             ranks = self._reader.ranks(list(crops))
-            out = combine(probs, ranks)
+            out = deck_tune.combine(probs, ranks)
             if self.weak is not None:  # elsewhere the classifier's own read stands
-                from vision.deck_tune import top_slot
-
                 weak = list(self.weak)
-                mine = ~(np.isin(top_slot(probs), weak) | np.isin(ranks.argmax(1), weak))
+                mine = ~(np.isin(deck_tune.top_slot(probs), weak) | np.isin(ranks.argmax(1), weak))
                 out[mine] = probs[mine]
             return out
         if not self.ranks:
@@ -232,9 +235,7 @@ class DeckMemory:
                      weak=None if weak == [-1] else tuple(w for w in weak if 0 <= w < len(RANKS_ORDER)))
         if ranker:  # read now: a damaged one is said at load, not at the first play
             try:
-                from vision.deck_tune import Ranker
-
-                memory._reader = Ranker(ranker)
+                memory._reader = deck_tune.Ranker(ranker)
             except Exception as exc:
                 raise DeckMemoryError(f"deck memory {path}: its tuned rank reader cannot be read "
                                       f"({exc.__class__.__name__}); teach the deck again with "
@@ -463,9 +464,8 @@ def learn_deck(frames: Iterable, detector, order: Iterable[str] = DECK_ORDER, na
             continue
         seen.append((float(fr.t), boxes, [c for b in boxes for c in turned_crops(fr.image, b)]))
         if tune > 0:
-            from vision.deck_tune import negatives, store_crop
-
-            stored.append(([store_crop(fr.image, b) for b in boxes], negatives(fr.image, boxes, detector, rng),
+            stored.append(([deck_tune.store_crop(fr.image, b) for b in boxes],
+                           deck_tune.negatives(fr.image, boxes, detector, rng),
                            detector.read_boxes(fr.image, np.array(boxes), None, with_deck=False)))
         probs.append(read)
         # which card of the order this is, given every card seen so far: one shown too briefly
@@ -532,10 +532,8 @@ def _tuned(classifier, crops: list, slots: list, beside: list, steps: int, stop)
     `beside` them, "") or (b"", why not: said to the operator; the taught features still weigh
     the reads)."""
     try:
-        from vision.deck_tune import NONE_SLOT, float_twin, tune
-
-        return tune(np.stack(crops + beside), np.array(slots + [NONE_SLOT] * len(beside)),
-                    float_twin(classifier.path), steps, stop=stop), ""
+        return deck_tune.tune(np.stack(crops + beside), np.array(slots + [deck_tune.NONE_SLOT] * len(beside)),
+                              deck_tune.float_twin(classifier.path), steps, stop=stop), ""
     except ImportError as exc:
         return b"", (f"the deck's own rank reader was not tuned ({exc.name or exc} is not installed: "
                      f"pip install -e '.[train]'); the camera reads with the taught indices alone")

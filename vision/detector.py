@@ -349,9 +349,9 @@ class CardDetector:
         read is kept, stay the classifier's own choice (`with_deck` False: not weighed)."""
         if not len(boxes):
             return []
-        probs, feats = self.classifier.probabilities([crop_index(frame, b) for b in boxes])
+        cut = [crop_index(frame, b) for b in boxes]  # the cut of each box's kept read
+        probs, feats = self.classifier.probabilities(cut)
         probs = list(probs)
-        kept = [1.0] * len(boxes)  # the cut of each box's kept read
         for sc in self.box_scales[1:]:  # one scale a round: a box read surely stops there
             again = [i for i, p in enumerate(probs) if _card_conf(p) < self.sure
                      and (scores is None or scores[i] >= self.reread_from)]
@@ -363,23 +363,20 @@ class CardDetector:
                 if sc > 1 and _rank(p) != _rank(probs[i]):
                     continue  # a looser cut is for the suit: it may take in a neighbour's rank
                 if _card_conf(p) > max(_card_conf(probs[i]), self.accept):
-                    probs[i], kept[i] = p, sc
+                    probs[i], cut[i] = p, crops[k]
                     if feats is not None:
                         feats[i] = fs[k]
         if self.turns > 1:
             # still unsure (of a card, or of no card): the kept cut read at its other turns too
             unsure = [i for i, p in enumerate(probs) if p.max() < self.sure]
             if unsure:
-                cuts = [crop_index(frame, boxes[i], jitter=(0.0, 0.0, kept[i])) for i in unsure]
-                more, _ = self.classifier.probabilities(turned(cuts, self.turns)[len(cuts):])
-                more = more.reshape(self.turns - 1, len(cuts), -1).sum(0)
+                more, _ = self.classifier.probabilities(turned([cut[i] for i in unsure], self.turns)[len(unsure):])
+                more = more.reshape(self.turns - 1, len(unsure), -1).sum(0)
                 for k, i in enumerate(unsure):
                     probs[i] = (probs[i] + more[k]) / self.turns
         deck = self.classifier.deck if with_deck else None
         if deck is not None:  # a tuned ranker reads each box's kept cut again
-            cuts = ([crop_index(frame, b, jitter=(0.0, 0.0, kept[i])) for i, b in enumerate(boxes)]
-                    if deck.ranker_reads() else None)
-            probs = list(deck.fuse(np.array(probs), feats, cuts))
+            probs = list(deck.fuse(np.array(probs), feats, cut if deck.ranker_reads() else None))
         return probs
 
     def read_faces(self, frame: np.ndarray, hits: list[IndexHit]) -> list[IndexHit]:
