@@ -602,6 +602,21 @@ def test_an_unsure_sliver_of_a_fanned_triple_does_not_void_the_play():
     assert _sure_play(nines + [rival], 0.75) == ([], nines + [rival])
 
 
+def test_a_card_that_cannot_be_there_is_a_stray_beside_a_play_not_a_rival():
+    """bench-0105, a French game (no jokers dealt): a 3S read 0.99 beside a JK read 0.95 was a
+    mismatch ("cards of several ranks"), the 3S play lost. A joker where none are dealt, or a
+    burned card of a one-deck game, counts as its prior weighs it: the 3S is the play."""
+    three = _obs("3S", 0.986, (535, 320, 666, 426))
+    joker = _obs("JK", 0.95, (642, 376, 679, 424))
+    assert _sure_play([three, joker], 0.75) == ([], [three, joker])  # no prior: as before
+    assert _sure_play([three, joker], 0.75, frozenset({"JK"})) == ([three], [joker])
+    # the impossible card alone is still the play (flagged by the consensus), not nothing
+    assert _sure_play([joker], 0.75, frozenset({"JK"})) == ([joker], [])
+    # a possible card read as surely is still a rival
+    ace = _obs("AS", 0.95, joker.box)
+    assert _sure_play([three, ace], 0.75, frozenset({"JK"})) == ([], [three, ace])
+
+
 def test_one_cards_two_corners_read_as_two_suits_are_one_card_not_a_pair():
     """bench-0101: a 3C's two indices, one card's opposite corners, read 3D and 3S (both
     unsure); as a "pair" the 3S went into the pot's cards, and the real 3S played later was

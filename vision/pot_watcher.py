@@ -474,7 +474,8 @@ def consensus(reads: Sequence[Sequence[DetectionLike]], priors: Priors, cfg: Wat
     return kept
 
 
-def _sure_play(new_obs: list[Observation], ratio: float) -> tuple[list[Observation], list[Observation]]:
+def _sure_play(new_obs: list[Observation], ratio: float,
+               impossible: frozenset[str] = frozenset()) -> tuple[list[Observation], list[Observation]]:
     """(the play, strays) among the cards new since the last settled state. One rank: all of
     them. Several ranks (a play is one rank): when one rank's surest card is read surer than
     every other card by `ratio` (those at most `ratio` times it), that rank is the play and
@@ -483,14 +484,21 @@ def _sure_play(new_obs: list[Observation], ratio: float) -> tuple[list[Observati
     decisions 253 -> 114); else no play (a mismatch). The surest card, not the least sure:
     a fanned triple's lowest card shows a sliver of its index and reads unsure, and that
     sliver used to void the play (bench-0101: 9C 9S 9D read 0.86, 0.36, 0.99 beside a stray
-    QC at 0.46; at 1280x720, 910 -> 918 plays right of 1,073, extra decisions 62 -> 47)."""
+    QC at 0.46; at 1280x720, 910 -> 918 plays right of 1,073, extra decisions 62 -> 47).
+    A card that cannot be there (`impossible`: burned, or a joker where none are dealt) counts
+    as its prior weighs it (`Priors.weight`): bench-0105, a French game, a 3S read 0.99 beside a
+    JK read 0.95 was a mismatch, the 3S play lost."""
     by_rank = _by_rank(new_obs)
     if len(by_rank) == 1:
         return list(new_obs), []
-    best = max(by_rank.values(), key=lambda g: max(o.conf for o in g))
-    floor = max(o.conf for o in best)
+
+    def sure(o: Observation) -> float:
+        return o.conf * Priors(impossible).weight(o.card)
+
+    best = max(by_rank.values(), key=lambda g: max(sure(o) for o in g))
+    floor = max(sure(o) for o in best)
     strays = [o for o in new_obs if o not in best]
-    if all(o.conf <= ratio * floor for o in strays):
+    if all(sure(o) <= ratio * floor for o in strays):
         return best, strays
     return [], list(new_obs)
 
@@ -920,7 +928,7 @@ class PotWatcher:
             new_obs, unchanged = self._changed(new_obs, image)
             new_obs, other = _one_card_two_corners(new_obs, self.cfg.faint_ratio)
             self.stray_seen.update(other)  # new later only if read surely
-            play, strays = _sure_play(new_obs, self.cfg.stray_ratio)
+            play, strays = _sure_play(new_obs, self.cfg.stray_ratio, self._priors().impossible)
             if play:
                 lower = self._lower_cards(play, image)
                 play = play + lower
