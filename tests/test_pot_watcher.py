@@ -1292,3 +1292,23 @@ def test_a_card_that_lands_unread_offers_what_the_reads_half_saw_there(probs, at
     assert events[1].cards == offered
     assert ("perhaps " + " ".join(offered) in events[1].detail) == bool(offered)
     assert events[1].to_log_event()["meta"]["cards"] == offered
+
+
+@pytest.mark.parametrize("impossible, types", [
+    (frozenset(), ["cards_played", "mismatch"]),           # a joker may be dealt: two ranks at once
+    (frozenset({"JK"}), ["cards_played", "cards_played"]),  # none are: the joker is a stray
+])
+def test_a_phantom_joker_beside_a_play_where_none_are_dealt_does_not_void_it(impossible, types):
+    """bench-0105 end to end: the referee's priors reach the watcher's choice of the play. A
+    3S lands and a JK is read beside it (a glint, a card's back) in a game dealt without jokers."""
+    s = Scene()
+    s.still(10)
+    _, landed = s.plays((["4C"], (120, 90)), (["3S"], (150, 100)))
+    for i in range(landed, len(s.frames)):
+        s.dets[i] = s.dets[i] + [Det("JK", 0.95, (162, 112, 192, 156))]
+    w, events = PotWatcher(WatcherConfig(), priors_fn=lambda: Priors(impossible)), []
+    for i, img in enumerate(s.frames):
+        events += w.feed(img, i / 30.0, i, lambda _img, d=s.dets[i]: d)
+    assert [e.type for e in events] == types
+    assert events[0].cards == ["4C"]
+    assert (events[1].cards == ["3S"]) == (types[1] == "cards_played")
