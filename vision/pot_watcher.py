@@ -492,8 +492,10 @@ def _sure_play(new_obs: list[Observation], ratio: float,
     if len(by_rank) == 1:
         return list(new_obs), []
 
+    weight = Priors(impossible).weight  # one prior for the whole decision, not one a card
+
     def sure(o: Observation) -> float:
-        return o.conf * Priors(impossible).weight(o.card)
+        return o.conf * weight(o.card)
 
     best = max(by_rank.values(), key=lambda g: max(sure(o) for o in g))
     floor = max(sure(o) for o in best)
