@@ -342,6 +342,12 @@ class TableReferee:
             raise EventError(f"{t} event {ev['seq']}: game {g.number} ended at event "
                              f"{g.end_seq} ({', '.join(g.order)}); start the next game with a "
                              f"setup event", seq=ev["seq"])
+        if t == "confirm" and self.log[ev["event"] - 1]["type"] == "cards_played" and not any(
+                p.get("prompt") == "desync" for p in self.outputs.get(ev["event"], [])):
+            raise EventError(f"confirm event {ev['seq']}: play {ev['event']} left no count in "
+                             f"doubt; confirm answers a play or a player_out the counts disagree "
+                             f"with (correct the play's cards instead if it was misread)",
+                             seq=ev["seq"])
         if t == "target" and "event" not in ev:
             raise EventError(f"target event {ev['seq']}: no Ace (or other give-the-pot card) "
                              f"is waiting for a target; name its event with `event`",
@@ -390,7 +396,7 @@ class TableReferee:
         target = self.log[ref - 1]
         want = {"played_by": ("cards_played",), "target": ("cards_played",),
                 "correct": ("cards_played",), "picked_up": ("pot_cleared",),
-                "confirm": ("player_out",),
+                "confirm": ("player_out", "cards_played"),
                 "void": tuple(k for k in ("cards_played", "missed", "pot_cleared", "played_by", "target",
                                           "picked_up", "player_out", "correct", "void",
                                           "counts", "confirm", "note", "duty", "order",
@@ -576,10 +582,13 @@ class TableReferee:
         out_of_turn = player is not None and expected is not None and player != expected
         seat = g.seats.get(player) if player else None
         phase = seat.phase(g.stock) if seat else "hand"
+        confirmed = self._annotation("confirm", seq) is not None  # the play stands as read
         if seat is not None and seat.out:
-            out.append(self._prompt(g, seq, "desync", f"{player} is out by the counts but "
-                                    f"played {' '.join(cards)} at event {seq}; check the "
-                                    f"table and send counts", player=player))
+            if not confirmed:
+                out.append(self._prompt(g, seq, "desync", f"{player} is out by the counts but "
+                                        f"played {' '.join(cards)} at event {seq}; check the "
+                                        f"table: confirm event {seq} (the play stands) or "
+                                        f"send counts", player=player))
             phase = "hand"
         turbo = out_of_turn
         ruling = self._judge(g, seat, cards, phase, turbo)
@@ -603,10 +612,11 @@ class TableReferee:
                 out.extend(self._unattributed_effects(g, ruling, cards, seq))
             return out
         self._drop_prompts(g, "who_starts")
-        self._take_from(g, seat, len(cards), seq, out)
+        self._take_from(g, seat, len(cards), seq, out, confirmed)
         if ruling.verdict == "illegal":
             g.pot.extend(PotCard(c, seq, player, False) for c in cards)
             g.penalty = player
+            rd.update(self._penalty_words(g, player, cards))
             return out
         if ruling.verdict == PENALTY and "blind_miss" in ruling.codes:
             # a blind card that does not fit: picked up with the pot now
@@ -643,6 +653,17 @@ class TableReferee:
             return out
         g.turn = g.step(player, 1 + ruling.skips)
         return out
+
+    @staticmethod
+    def _penalty_words(g: Game, player: str, cards: list[str]) -> dict:
+        """What the table does after an illegal play, as the referee will rule it: the cards
+        are no play, so the offender is a player who could not play and picks up the pot with
+        them in it (the preset's pick-up rule); who plays next. `then` and `then_rule` of
+        the ruling, for the banner and the replay."""
+        after = g.turn if g.turn not in (None, player) else g.step(player)
+        return {"then": f"{player} takes back {' '.join(cards)} and picks up the pot with "
+                         f"them; then {after} plays",
+                "then_rule": g.preset.citation("pickup")}
 
     def _unattributed_effects(self, g: Game, ruling: Ruling, cards: list[str],
                               seq: int) -> list[dict]:
@@ -727,19 +748,23 @@ class TableReferee:
             return seat.face_up == k and not seat.face_down and not seat.hand
         return seat.face_down == 1 and not seat.hand and not seat.face_up
 
-    def _take_from(self, g: Game, seat: Seat, n: int, seq: int, out: list[dict]) -> None:
+    def _take_from(self, g: Game, seat: Seat, n: int, seq: int, out: list[dict],
+                   confirmed: bool = False) -> None:
         """Take `n` cards from where the counts say the player plays from (the hand while
-        it or the stock lasts, then the face-up cards, then the face-down ones)."""
+        it or the stock lasts, then the face-up cards, then the face-down ones); more than
+        the counts allow asks the operator, unless a `confirm` of the play says it stands as
+        read (the counts were off: what is left there is none)."""
         attr = {"hand": "hand", "up": "face_up", "down": "face_down"}.get(
             seat.phase(g.stock), "hand")
         have = getattr(seat, attr)
         take = min(have, n)
         setattr(seat, attr, have - take)
         left = n - take
-        if left > 0:
+        if left > 0 and not confirmed:
             out.append(self._prompt(g, seq, "desync", f"{seat.name} played {n} card(s) at "
                                     f"event {seq} but the counts say they had only "
-                                    f"{n - left} there; count their cards and send counts",
+                                    f"{n - left} there; confirm event {seq} (the play stands "
+                                    f"as read) or count their cards and send counts",
                                     player=seat.name))
 
     def _draw(self, g: Game, seat: Seat) -> None:
@@ -958,7 +983,9 @@ class TableReferee:
         Keys: `game`, `preset`, `players` (name, seat, phase hand/up/down/out, hand,
         face_up, face_down, out, place, burns, known_hand, title), `dealer`, `turn`,
         `direction` ("clockwise" or "counterclockwise"), `next` (what the next play must be),
-        `pot` (cards on the pot, bottom to top), `stock`, `burns` ({"total", "by_player"}),
+        `pot` (cards on the pot, bottom to top), `pot_illegal` (the indexes in `pot` of
+        cards an illegal play left there: they do not count), `penalty` (who is to pick up
+        the pot for that play, or None), `stock`, `burns` ({"total", "by_player"}),
         `finishing_order`, `over`, `titles` (None until the game has ended), `ended_at` (the
         event that ended it),
         `latest_ruling`, `prompts`, `suspicions`, `awaiting_target`, `pending_duties`,
@@ -989,6 +1016,8 @@ class TableReferee:
             "dealer": g.dealer, "turn": g.turn,
             "direction": "clockwise" if g.direction == 1 else "counterclockwise",
             "next": g.next, "pot": [pc.card for pc in g.pot], "stock": g.stock,
+            "pot_illegal": [i for i, pc in enumerate(g.pot) if not pc.counts],
+            "penalty": g.penalty,
             "burns": {"total": g.burns, "by_player": {p: g.seats[p].burns for p in g.players}},
             "finishing_order": list(g.order), "over": g.over, "titles": titles,
             "latest_ruling": g.last_ruling, "prompts": list(g.prompts),

@@ -64,8 +64,9 @@ def describe(o: dict) -> str | None:
         why = "; ".join(r["text"] for r in o["reasons"])
         who = o.get("player") or "?"
         turbo = " (turbo)" if o.get("turbo") else ""
+        then = f"; then: {o['then']}" if o.get("then") else ""
         return (f"{seq} {who}{turbo} {' '.join(o['cards'])}: {o['verdict'].upper()}{eff}; "
-                f"next {o['next']} -- {why}")
+                f"next {o['next']} -- {why}{then}")
     if k == "burn":
         return f"{seq} burn by {o['player']} ({len(o['cards'])} cards; {o['burns']} this game)"
     if k == "pickup":

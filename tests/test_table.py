@@ -6,6 +6,7 @@ import json
 import pytest
 
 from referee.events import EventError, parse_lines, write_log, read_log
+from referee.rules import list_presets, load_preset
 from referee.table import TableReferee
 
 PLAYERS = ["Ann", "Bob", "Cy"]
@@ -65,6 +66,27 @@ def test_illegal_play_then_the_offender_picks_up():
     bob = ref.view()["players"][1]
     assert bob["hand"] == 4 and bob["known_hand"] == ["4S", "KH"]
     assert ref.view()["turn"] == "Cy"
+
+
+@pytest.mark.parametrize("preset", sorted(list_presets()))
+@pytest.mark.parametrize("offender", ["Bob", "Cy"])  # in turn, and out of turn
+def test_an_illegal_play_says_what_happens_next_as_the_referee_then_rules_it(preset, offender):
+    """The ruling of an illegal play tells the table what comes next (the offender takes
+    the cards back with the pot, who plays then) citing the preset's pick-up rule; the
+    cards are marked on the pot; and a pot_cleared is then ruled just as it said."""
+    ref, outs = table(play("QH", player="Ann"), play("4S", player=offender), preset=preset)
+    bad = rulings(outs)[1]
+    assert bad["verdict"] == "illegal"
+    then = bad["then"]
+    assert then.startswith(f"{offender} takes back 4S and picks up the pot")
+    assert bad["then_rule"] and bad["then_rule"] == load_preset(preset).citation("pickup")
+    v = ref.view()
+    assert [v["pot"][i] for i in v["pot_illegal"]] == ["4S"] and v["penalty"] == offender
+    ref.apply(CLEAR)
+    v = ref.view()
+    assert then.endswith(f"then {v['turn']} plays")
+    assert v["pot_illegal"] == [] and v["penalty"] is None
+    assert ref.view()["players"][PLAYERS.index(offender)]["known_hand"] == ["4S", "QH"]
 
 
 def test_out_of_turn_play_that_is_not_a_turbo():
@@ -227,6 +249,41 @@ def test_desync_when_a_player_plays_more_than_the_counts_allow():
     assert kinds(outs[-1], "prompt")[0]["prompt"] == "desync"
     ref.apply({"type": "counts", "player": "Ann", "hand": 0, "face_up": 3, "face_down": 3})
     assert ref.view()["prompts"] == []
+
+
+def test_confirm_answers_a_plays_count_mismatch():
+    """The desync prompt of a play says `confirm`, and a confirm of that play is taken: the
+    play stands as read, the prompt goes, and the turn and pot are as before."""
+    ref, outs = table({"type": "counts", "stock": 0},
+                      {"type": "counts", "player": "Ann", "hand": 1}, play("5H", "5S"))
+    p = kinds(outs[-1], "prompt")[0]
+    assert p["prompt"] == "desync" and f"confirm event {p['event']}" in p["text"]
+    before = ref.view()
+    ref.apply({"type": "confirm", "event": p["event"]})
+    after = ref.view()
+    assert after["prompts"] == []
+    assert (after["turn"], after["pot"], after["players"]) == (before["turn"], before["pot"], before["players"])
+    # voiding the confirm asks again
+    ref.apply({"type": "void", "event": len(ref.log)})
+    assert [q["prompt"] for q in ref.view()["prompts"]] == ["desync"]
+
+
+def test_confirm_answers_an_out_players_play():
+    ref, _ = table({"type": "counts", "stock": 0},
+                   {"type": "counts", "player": "Ann", "hand": 0, "face_up": 0, "face_down": 0},
+                   play("5H", player="Ann"))
+    seq = len(ref.log)
+    asked = ref.view()["prompts"]
+    assert asked and {(q["prompt"], q["event"]) for q in asked} == {("desync", seq)}
+    ref.apply({"type": "confirm", "event": seq})
+    assert ref.view()["prompts"] == []
+
+
+def test_confirm_of_a_play_with_no_count_in_doubt_is_refused():
+    ref, _ = table(play("5H"))
+    with pytest.raises(EventError, match="left no count in doubt"):
+        ref.apply({"type": "confirm", "event": 2})
+    assert len(ref.log) == 2
 
 
 @pytest.mark.parametrize("event, words", [

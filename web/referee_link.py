@@ -96,7 +96,8 @@ def plain(out: dict, ev: dict) -> str:
                 out.get("verdict", ""), "")
         tail = (" " + "; ".join(effects).capitalize() + ".") if effects and not words else ""
         turbo = " (Turbo)" if out.get("turbo") else ""
-        return (lead + words + turbo + tail).strip()
+        then = f" {str(out['then'])[:1].upper()}{str(out['then'])[1:]}." if out.get("then") else ""
+        return (lead + words + turbo + tail + then).strip()
     if k == "burn":
         return f"Burn! {out.get('player') or ''}".strip()
     if k == "pickup":
