@@ -74,6 +74,10 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, ValueError, FileNotFoundError) as exc:
         print(f"masta {args.verb}: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a folder or an unreadable file named where a file was asked for
+        print(f"masta {args.verb}: error: {exc.filename or ''}: {exc.strerror or exc}: "
+              f"name a readable file", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print(f"masta {args.verb}: interrupted", file=sys.stderr)
         return 130

@@ -323,6 +323,9 @@ def read_log(path: str | os.PathLike) -> list[dict]:
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"no event log at {p}")
+    if p.is_dir():
+        raise FileNotFoundError(f"{p} is a folder, not an event log: name its .jsonl file "
+                                f"(one JSON event per line, as the Export page saves it)")
     with p.open(encoding="utf-8") as fh:
         try:
             return parse_lines(fh)

@@ -383,6 +383,9 @@ def _find(name_or_path: str, relative_to: Path | None = None) -> Path:
             p = relative_to / p
         if not p.exists():
             raise PresetError(f"{name_or_path}: no such rules file")
+        if not p.is_file():
+            raise PresetError(f"{name_or_path} is a folder, not a rules file: name a preset "
+                              f"(masta rules --list) or the path of its .toml file")
         return p
     q = _package_dir() / f"{name_or_path}.toml"
     if not q.exists():
@@ -397,6 +400,9 @@ def _read(path: Path) -> dict:
             raw = tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         raise PresetError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise PresetError(f"{path}: cannot be read ({exc.strerror or exc}): name a readable "
+                          f".toml file or a preset (masta rules --list)") from None
     _check_file(str(path), raw)
     return raw
 

@@ -348,6 +348,12 @@ class TableReferee:
                              f"doubt; confirm answers a play or a player_out the counts disagree "
                              f"with (correct the play's cards instead if it was misread)",
                              seq=ev["seq"])
+        if t == "target" and "event" in ev and not any(
+                "give_pot" in (o.get("effects") or []) for o in self.outputs.get(ev["event"], [])
+                if o.get("kind") == "ruling"):
+            raise EventError(f"target event {ev['seq']}: play {ev['event']} gives nobody the pot "
+                             f"(no Ace, or it is not ruled as one); name the event of the Ace",
+                             seq=ev["seq"])
         if t == "target" and "event" not in ev:
             raise EventError(f"target event {ev['seq']}: no Ace (or other give-the-pot card) "
                              f"is waiting for a target; name its event with `event`",

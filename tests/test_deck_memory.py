@@ -104,7 +104,9 @@ def test_a_deck_memory_survives_a_save_and_a_load(tmp_path):
 
 @pytest.mark.parametrize("content, says", [
     (None, "not found"),
-    (b"not a zip file at all", "unreadable"),
+    (b"not a zip file at all", "is not a taught deck: `masta learn-deck` saves a deck as .npz"),
+    ("other-npz", "lacks the arrays a deck holds"),
+    ("objects", "arrays of Python objects"),
     ("wrong-card", "unknown cards"),
     ("empty", "no usable crops"),
     ("format", "format 9"),
@@ -117,6 +119,10 @@ def test_a_bad_deck_memory_file_says_what_to_do(tmp_path, content, says):
     elif content == "wrong-card":
         np.savez(path, format=np.array(2), cards=np.array(["ZZ"]), feats=np.ones((1, 4), np.float32),
                  name=np.array("x"), classifier=np.array("abc"))
+    elif content == "other-npz":
+        np.savez(path, a=np.arange(3))
+    elif content == "objects":
+        np.savez(path, format=np.array([1, 2], dtype=object))
     elif content == "format":
         np.savez(path, format=np.array(9), cards=np.array(["AS"]), feats=np.ones((1, 4), np.float32),
                  name=np.array("x"))
@@ -129,6 +135,7 @@ def test_a_bad_deck_memory_file_says_what_to_do(tmp_path, content, says):
     with pytest.raises(DeckMemoryError) as err:
         DeckMemory.load(path)
     assert says in str(err.value) and "learn-deck" in str(err.value)
+    assert "allow_pickle" not in str(err.value)  # our wording, not numpy's
 
 
 def test_a_deck_is_read_only_by_the_classifier_it_was_taught_with(tmp_path):

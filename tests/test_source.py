@@ -190,5 +190,5 @@ def test_only_a_webcam_is_asked_for_a_frame_size(tmp_path):
         assert src.ask_size is None  # a file keeps the size it was recorded at
         frames = list(src.frames())
     assert frames and frames[0].image.shape[:2] == (64, 96)
-    assert open_source(0, max_retries=0).ask_size == (1280, 720)  # the default: WEBCAM_SIZE
-    assert open_source(0, size=None, max_retries=0).ask_size is None
+    assert open_source(0, max_retries=0, wait_for_camera=True).ask_size == (1280, 720)  # the default: WEBCAM_SIZE
+    assert open_source(0, size=None, max_retries=0, wait_for_camera=True).ask_size is None

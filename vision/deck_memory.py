@@ -205,9 +205,17 @@ class DeckMemory:
     @classmethod
     def load(cls, path: str | Path) -> "DeckMemory":
         path = Path(path)
+        if path.is_dir():
+            raise DeckMemoryError(f"deck memory {path} is a folder, not a deck file: name the .npz "
+                                  f"that `masta learn-deck SOURCE --out DECK.npz` wrote")
         if not path.is_file():
             raise DeckMemoryError(f"deck memory {path} not found: teach the deck first with "
                                   f"`masta learn-deck SOURCE --out {path}`")
+        import zipfile
+        if not zipfile.is_zipfile(path):  # numpy would answer with its pickle wording
+            raise DeckMemoryError(f"{path} is not a taught deck: `masta learn-deck` saves a deck as "
+                                  f".npz (a zip of arrays) and this file is not one; name that file, "
+                                  f"or teach the deck with `masta learn-deck SOURCE --out DECK.npz`")
         try:
             with np.load(path, allow_pickle=False) as z:
                 fmt = int(z["format"])
@@ -215,9 +223,14 @@ class DeckMemory:
                 classifier = str(z["classifier"]) if "classifier" in z.files else ""
                 ranker = z["ranker"].astype(np.uint8).tobytes() if "ranker" in z.files else b""
                 weak = [int(v) for v in z["weak"]] if "weak" in z.files else [-1]
-        except Exception as exc:  # not a zip, missing arrays, a truncated file
-            raise DeckMemoryError(f"deck memory {path} is unreadable ({exc.__class__.__name__}: {exc}); "
-                                  f"teach the deck again with `masta learn-deck`") from None
+        except KeyError as exc:  # a .npz of something else
+            raise DeckMemoryError(f"{path} is not a taught deck (it lacks the arrays a deck holds: "
+                                  f"format, cards, feats, name): name the .npz `masta learn-deck` "
+                                  f"wrote, or teach the deck again") from None
+        except Exception as exc:  # a truncated file, arrays of objects
+            why = "arrays of Python objects" if "pickle" in str(exc) else exc.__class__.__name__
+            raise DeckMemoryError(f"deck memory {path} is unreadable ({why}); teach the deck again "
+                                  f"with `masta learn-deck`") from None
         if fmt == 1:  # before 5 Dec: taught with the classifier masta had then, which it no longer has
             raise DeckMemoryError(f"deck memory {path} was taught with an earlier masta's card classifier "
                                   f"(the models changed on 5 Dec): teach the deck again with `masta learn-deck`")

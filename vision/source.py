@@ -115,7 +115,8 @@ class FrameSource:
     # -- opening ---------------------------------------------------------------------------
     def _capture(self) -> cv2.VideoCapture:
         if self.kind == "webcam":
-            cap = cv2.VideoCapture(int(self.spec))
+            with quiet_opencv():  # an absent index: OpenCV's warnings, dozens per retry
+                cap = cv2.VideoCapture(int(self.spec))
             if self.ask_size and cap.isOpened():  # a camera that cannot keeps a size of its own
                 # compressed frames first: uncompressed 1280x720 at 30 fps is more than USB 2
                 # carries, so many webcams drop to 5-10 fps unless asked for MJPG (one that has
@@ -298,10 +299,23 @@ class FrameSource:
         self.release()
 
 
+class quiet_opencv:
+    """OpenCV's own log silenced for a moment (opening a webcam index that is not there
+    prints a dozen warnings and errors each time); our status reports say what happened."""
+
+    def __enter__(self) -> None:
+        self.level = cv2.utils.logging.getLogLevel()
+        cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
+
+    def __exit__(self, *exc) -> None:
+        cv2.utils.logging.setLogLevel(self.level)
+
+
 def open_source(spec: str | int, *, live: bool | None = None, fps: float | None = None,
                 on_status: StatusCallback | None = None, backoff: Backoff | None = None,
                 max_retries: int | None = None, pace: bool = False,
-                size: tuple[int, int] | None = WEBCAM_SIZE) -> FrameSource:
+                size: tuple[int, int] | None = WEBCAM_SIZE,
+                wait_for_camera: bool = False) -> FrameSource:
     """Open `spec`: an int or digit string (webcam index), an `http(s)://`/`rtsp://` URL, a
     folder of images (sorted by name, `fps` default 30), or a video file.
 
@@ -310,7 +324,9 @@ def open_source(spec: str | int, *, live: bool | None = None, fps: float | None 
     yet, frames() keeps retrying with backoff (reported through `on_status`). `live=True`
     makes a video file behave like a camera (retried when it ends); `pace=True` delivers a
     file's frames at its own frame rate (a demo that looks live). `size`: the frame size a
-    webcam is asked for (default `WEBCAM_SIZE`; None: the camera's own).
+    webcam is asked for (default `WEBCAM_SIZE`; None: the camera's own). A webcam index that
+    does not open now is a `SourceError` ("no camera 7"), unless `wait_for_camera`; one that
+    opened and drops later is retried like any live source.
     """
     kind = describe(spec)
     status = on_status or _no_status
@@ -357,4 +373,8 @@ def open_source(spec: str | int, *, live: bool | None = None, fps: float | None 
     # webcam / stream: try once now; failures are retried by frames()
     if src._open_capture():
         status(SourceStatus("opened", f"{spec}: opened"))
+    elif kind == "webcam" and not wait_for_camera:
+        raise SourceError(f"no camera {str(spec).strip()}: no webcam answers at that index (is it "
+                          f"plugged in, or held by another program? `ls /dev/video*` lists the "
+                          f"cameras; the first is 0)")
     return src

@@ -57,7 +57,9 @@ def create_app(config: Config | None = None, store: Store | None = None) -> Flas
     @app.context_processor
     def _globals():
         return {"csrf_token": auth.csrf_token, "is_operator": auth.is_operator(),
-                "operator_name": auth.operator_name()}
+                "operator_name": auth.operator_name(),
+                "camera_running": app.extensions["masta.frames"].running,
+                "camera_status": app.extensions["masta.frames"].status}
 
     @app.errorhandler(ApiError)
     def _api_error(exc: ApiError):

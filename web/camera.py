@@ -117,7 +117,8 @@ class CameraRunner:
         """Say `message` on the live page (and push it to every open page)."""
         self.frames.status = message
         self.history.append((time.time(), message))
-        self.table.broadcaster.publish("camera", {"status": message, "t": time.time()})
+        self.table.broadcaster.publish("camera", {"status": message, "t": time.time(),
+                                                  "running": self.frames.running})
 
     # the pipeline calls this for every watcher decision
     def referee(self, event: dict) -> list[dict]:
@@ -184,21 +185,27 @@ class CameraRunner:
         run = threading.Thread(target=self._run, args=(self.pipe, self._stop), name="masta-pipeline", daemon=True)
         snap = threading.Thread(target=self._snapshots, args=(self.pipe, self._stop), name="masta-frames", daemon=True)
         self._threads = [run, snap]
+        self.frames.running = True
         run.start()
         snap.start()
         self.report(f"camera {source}: starting")
         return f"watching {source}"
 
     def _run(self, pipe: Any, stop: threading.Event) -> None:
+        said = None
         try:
             pipe.run(stop)
             if not stop.is_set():  # keep the source's own word for why (ended, truncated, gave up)
                 last = self.frames.status if self.frames.status.startswith("camera ") else f"camera {self.source}: ended"
-                self.report(f"{last}; the camera stopped: enter plays on the manual entry page")
+                said = f"{last}; the camera stopped: enter plays on the manual entry page"
         except Exception as exc:  # a broken source must not take the server down
-            self.report(f"camera {self.source} failed: {exc}; enter plays on the manual entry page")
+            said = f"camera {self.source} failed: {exc}; enter plays on the manual entry page"
         finally:
             stop.set()
+            if self.pipe is pipe:  # not replaced by a restart meanwhile
+                self.frames.running = False
+            if said:  # said once stopped: a page then shows the camera off
+                self.report(said)
 
     def _snapshots(self, pipe: Any, stop: threading.Event, fps: float = 8.0) -> None:
         while not stop.wait(1.0 / fps):
@@ -221,6 +228,7 @@ class CameraRunner:
         for t in self._threads:
             t.join(timeout=5)
         self._threads = []
+        self.frames.running = False
 
     def restart(self, source: str | None) -> str:
         if not source:

@@ -100,14 +100,22 @@ def _announce(app, config, extra: list[str]) -> None:
         print("masta: " + line, flush=True)
 
 
-def _run(app, config, lines: list[str]) -> int:
-    """Bind first, then print the links (so they work the moment they are shown), then serve."""
+def _bind(app, config):
+    """The server, bound: done before the camera starts, so a port in use is said and the
+    command exits 2 with no pipeline thread running (whose native threads, cut at exit,
+    aborted the process: "terminate called without an active exception")."""
     from .server import make_server
     try:
-        server = make_server(app, config.host, config.port, config.threads)
+        return make_server(app, config.host, config.port, config.threads)
     except OSError as exc:
         raise ValueError(f"cannot listen on {config.host}:{config.port}: {exc.strerror or exc}; "
                          f"choose another --port") from None
+
+
+def _run(app, config, lines: list[str], server=None) -> int:
+    """Bind first (unless `server` is bound already), then print the links (so they work the
+    moment they are shown), then serve."""
+    server = server if server is not None else _bind(app, config)
     _announce(app, config, lines)
     try:
         server.run()
@@ -168,6 +176,7 @@ def serve(args) -> int:
     config = _config(args, source=args.source,
                      **({} if args.teach_tune is None else {"teach_tune": args.teach_tune}))
     app = _build(config)
+    server = _bind(app, config)
     store = app.extensions["masta.store"]
     source = args.source if args.source is not None else store.get_setting("camera_source")
     said: list[str] = []
@@ -175,7 +184,20 @@ def serve(args) -> int:
         from .deck_teacher import saved_deck
         deck, problem = saved_deck(app)
         said = [problem] if problem else []
-    return _run(app, config, said + _camera(app, source, deck))
+    try:
+        lines = said + _camera(app, source, deck)
+    except ValueError as exc:  # includes vision.source.SourceError ("no camera 7")
+        if args.source is not None:  # asked for on the command line: an error
+            server.close()
+            raise
+        # the camera saved on the set-up page is not there tonight: serve, and say so
+        app.extensions["masta.frames"].status = f"the saved camera {source} cannot be opened: {exc}"
+        lines = said + [f"the saved camera {source} cannot be opened ({exc}): choose one under "
+                        f"Set-up, Camera, or enter plays on /manual/"]
+    except BaseException:
+        server.close()
+        raise
+    return _run(app, config, lines, server)
 
 
 def find_demo() -> tuple[Path | None, Path | None]:
@@ -221,6 +243,7 @@ def demo(args) -> int:
     args.data_dir = str(data)
     config = _config(args)
     app = _build(config)
+    server = _bind(app, config)  # a port in use: said before anything starts or is recorded
     video, log = find_demo()
     table = app.extensions["masta.table"]
     table.new_evening("Demo")  # each demo run is a fresh evening; earlier runs stay in Export
@@ -244,7 +267,7 @@ def demo(args) -> int:
             lines.append("the operator's part (an Ace's target, a Turbo's player, a misread corrected) "
                          "is tapped from the demo's script, marked 'demo script'; --no-operator leaves "
                          "it to you")
-    return _run(app, config, lines)
+    return _run(app, config, lines, server)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -14,6 +14,8 @@ class FrameHub:
         self._n = 0
         self.t = 0.0
         self.status = "no camera: enter plays on the manual entry page"
+        #: a camera is watching now (False before it starts and once it stopped): the header's dot
+        self.running = False
         #: open MJPEG streams (each holds a server thread, like an event stream)
         self.viewers = 0
 

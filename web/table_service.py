@@ -79,6 +79,7 @@ class TableService:
                 "preset": setup.get("preset") if setup else None,
                 "table": v,
                 "latest": self.latest_ruling(),
+                "last": self.last_happened(v),
                 "referee": getattr(self.referee, "replay_error", None) or rl.status(),
             }
 
@@ -92,6 +93,28 @@ class TableService:
                 if rl.kind(out) == "ruling":
                     return {"seq": seq, "event": ev, "ruling": out, "text": rl.plain(out, ev),
                             "settled": _settles([e for e in self.log[seq:] if e.get("event") == seq])}
+        return None
+
+    def last_happened(self, table: dict | None = None) -> dict | None:
+        """What happened last, in the order of play, for the banner: a play's ruling, a pick-up,
+        a burn, a player out, the game's end (with its titles), or the current game's set-up.
+        The latest ruling alone (`latest`) said "at most 7" over a pot picked up since.
+        `{"seq", "kind", "text", "next", "turn", "titles"}`; `next` and `turn` as they are now."""
+        table = table if table is not None else rl.view(self.referee)
+        game = getattr(self.referee, "game", None)
+        rank = {"game_over": 0, "ruling": 1, "pickup": 2, "out": 3, "burn": 4}  # one event's several
+        for seq in reversed(self.referee.play_order()):
+            ev = self.log[seq - 1]
+            outs = [o for o in self.outputs.get(seq, []) if rl.kind(o) in rank]
+            if not outs and not (game is not None and seq == game.setup_seq):
+                continue
+            now = {"seq": seq, "next": table.get("next"), "turn": table.get("turn"), "titles": None}
+            if not outs:
+                return dict(now, kind="setup", text=f"Game {game.number} is set up: "
+                                                    f"{', '.join(game.players)}")
+            o = min(outs, key=lambda x: rank[rl.kind(x)])
+            return dict(now, kind=rl.kind(o), text=rl.plain(o, ev),
+                        titles=o.get("titles") if rl.kind(o) == "game_over" else None)
         return None
 
     def game_from(self) -> int:

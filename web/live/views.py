@@ -17,7 +17,7 @@ def page():
 
 @bp.get("/state.json")
 def state():
-    return jsonify(dict(table().view(), camera=_frames().status))
+    return jsonify(dict(table().view(), camera=_frames().status, camera_running=_frames().running))
 
 
 def _frames():

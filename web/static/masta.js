@@ -84,13 +84,46 @@ const masta = (() => {
       es.addEventListener(name, (e) => fn(JSON.parse(e.data)));
     }
     es.addEventListener("reload", () => location.reload());
+    es.addEventListener("camera", (e) => cameraDot(JSON.parse(e.data)));
     return es;
   }
 
-  /* The big ruling banner: verdict, plain words, the rule it cites, the play. */
-  function banner(el, latest, fresh) {
+  /* The header's dot: filled while a camera watches, hollow once it stopped (or before one
+     started); its colour is the live connection's. `m`: a `camera` message. */
+  function cameraDot(m) {
+    const conn = document.getElementById("conn");
+    if (!conn || typeof m.running !== "boolean") return;
+    conn.dataset.camera = m.running ? "on" : "off";
+    conn.textContent = m.running ? "●" : "○";
+    conn.title = "live connection; " + (m.running ? "the camera is watching" : m.status || "no camera");
+  }
+
+  const VERDICT = { legal: "Legal", illegal: "Illegal", penalty: "Penalty" };
+  const HAPPENED = { burn: "Burn", pickup: "Pick-up", out: "Out", game_over: "Game over", setup: "New game" };
+
+  /* The banner for what happened last when it is no play's ruling (a pick-up, a burn, a player
+     out, the game's end with its titles, a new game): `last` (the server's `view.last`). */
+  function happened(el, last, fresh) {
+    el.classList.add("info", "happened", "k-" + last.kind);
+    if (fresh) { void el.offsetWidth; el.classList.add("fresh"); }
+    const titles = last.titles ? Object.entries(last.titles) : [];
+    el.append(...[
+      h("div", { class: "verdict" }, HAPPENED[last.kind] || last.kind),
+      titles.length
+        ? h("div", { class: "words titles" }, titles.map(([p, t], i) => [i ? ", " : "", h("b", {}, t), " " + p]))
+        : h("div", { class: "words" }, last.text || ""),
+      h("div", { class: "play" }, "#" + last.seq, last.next ? "  next: " + last.next : "",
+        last.turn ? "  " + last.turn + " to play" : ""),
+    ]);
+  }
+
+  /* The big banner: what happened last. A play's ruling: verdict, plain words, the rule it
+     cites (and what happens next after an illegal play), the play; anything else that happened
+     since (`last`, the server's view.last: a pick-up, the game's titles) instead. */
+  function banner(el, latest, fresh, last) {
     el.className = "ruling";
     el.replaceChildren();
+    if (last && last.kind !== "ruling") { happened(el, last, fresh); return; }
     if (!latest) {
       el.append(h("div", { class: "words" }, "No ruling yet"));
       return;
@@ -102,9 +135,10 @@ const masta = (() => {
     const rules = [...new Set((r.reasons || []).map((x) => x.rule).filter(Boolean))];  // two reasons may cite one rule
     const ev = latest.event || {};
     el.append(...[
-      h("div", { class: "verdict" }, { legal: "Legal", illegal: "Illegal", penalty: "Penalty" }[verdict] || verdict),
+      h("div", { class: "verdict" }, VERDICT[verdict] || verdict),
       h("div", { class: "words" }, latest.text || ""),
       rules.length ? h("div", { class: "rule" }, "Rule: " + rules.join(" · ")) : null,
+      r.then_rule ? h("div", { class: "rule then-rule" }, "Then: " + r.then_rule) : null,
       h("div", { class: "play" }, "#" + latest.seq + " ",
         (ev.cards || []).map((c) => card(c, true)),
         ev.player ? " " + ev.player : "",
@@ -193,5 +227,5 @@ const masta = (() => {
     return root;
   }
 
-  return { h, card, post, get, toast, listen, banner, initial, when, promptBox, isOperator, cardPicker };
+  return { h, card, post, get, toast, listen, banner, cameraDot, initial, when, promptBox, isOperator, cardPicker };
 })();

@@ -23,12 +23,23 @@
 
   function render(s, fresh) {
     const t = s.table || {};
-    const latest = s.latest;
-    banner(document.getElementById("banner"), latest, fresh && latest && latest.seq !== lastSeq);
-    lastSeq = latest ? latest.seq : null;
+    const latest = s.latest, last = s.last;
+    // what happened last (a play's ruling, a pick-up, the titles): flashed when it is new
+    const key = last ? last.kind + last.seq : latest ? "ruling" + latest.seq : null;
+    banner(document.getElementById("banner"), latest, fresh && key !== null && key !== lastSeq, last);
+    lastSeq = key;
     const pot = document.getElementById("pot");
     const cards = t.pot || [];
-    pot.replaceChildren(...(cards.length ? cards.map((c) => card(c)) : [h("span", { class: "muted" }, "empty")]));
+    // an illegal play's cards lie there but do not count: marked, with what happens to them
+    const bad = new Set(t.pot_illegal || []);
+    const drawn = cards.map((c, i) => {
+      const el = card(c);
+      if (bad.has(i)) { el.classList.add("illegal"); el.title = c + ": illegal, does not count"; }
+      return el;
+    });
+    pot.replaceChildren(...(cards.length ? drawn : [h("span", { class: "muted" }, "empty")]),
+      ...(t.penalty ? [h("div", { class: "small penalty-note" }, "Crossed out: an illegal play. " + t.penalty +
+        " takes it back with the pot.")] : []));
     document.getElementById("facts").replaceChildren(
       fact("turn", t.turn),
       fact("next play", t.next || t.next_play),
@@ -82,7 +93,9 @@
   };
   function tryCamera() {
     fetch("/live/frame.jpg", { method: "HEAD" }).then((r) => {
-      if (r.ok) { cam.src = cam.dataset.src; cam.hidden = false; camStatus.hidden = true; }
+      // the last frame of a camera that stopped is still served: the status then stays said
+      const on = (document.getElementById("conn") || { dataset: {} }).dataset.camera === "on";
+      if (r.ok) { cam.src = cam.dataset.src; cam.hidden = false; camStatus.hidden = on; }
       else setTimeout(tryCamera, 5000);
     }).catch(() => setTimeout(tryCamera, 5000));
   }
@@ -92,6 +105,11 @@
   listen({
     update: (msg) => { state = msg.view; render(state, true); },
     camera: (msg) => { camStatus.textContent = msg.status; camStatus.hidden = false; },
-    open: () => masta.get("/live/state.json").then((s) => { state = s; render(s, false); }),
+    // (re)connected: what changed meanwhile, the camera's state too (it may have stopped)
+    open: () => masta.get("/live/state.json").then((s) => {
+      state = s; render(s, false);
+      masta.cameraDot({ running: s.camera_running, status: s.camera });
+      if (!s.camera_running) { camStatus.textContent = s.camera; camStatus.hidden = false; }
+    }),
   });
 })();

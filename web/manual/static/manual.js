@@ -41,7 +41,7 @@
     () => send({ type: b.dataset.act, player: b.dataset.player })));
 
   function render(s, fresh) {
-    banner(document.getElementById("banner"), s.latest, fresh);
+    banner(document.getElementById("banner"), s.latest, fresh, s.last);
     const pot = (s.table && s.table.pot) || [];
     document.getElementById("pot").replaceChildren(...(pot.length ? pot.map((c) => card(c)) : ["empty"]));
     document.getElementById("prompts").replaceChildren(...((s.table && s.table.prompts) || []).map((p) => masta.promptBox(p, s.players || [])));

@@ -81,7 +81,9 @@
   /* Cards picked by taps (`start` first: the read being corrected), or typed instead, and a
      button that sends them; the typed field wins when it holds anything. */
   function namer(key, start, send, { button, buttonText, input, placeholder, aria }) {
-    const st = picks[key] = picks[key] || { cards: [...start], rank: null, typed: "", open: false };
+    const from = start.join(" ");  // the play corrected meanwhile: start again from its cards
+    if (picks[key] && picks[key].from !== from) delete picks[key];
+    const st = picks[key] = picks[key] || { cards: [...start], rank: null, typed: "", open: false, from };
     const inp = h("input", { placeholder, size: 12, class: input, "aria-label": aria, value: st.typed || null,
       oninput: (e) => { st.typed = e.target.value; } });
     const go = async () => {
@@ -101,6 +103,12 @@
       ontoggle: (e) => { if (picks[key]) picks[key].open = e.target.open; } }, h("summary", {}, summary), kids);
   }
 
+  /* One-tap fixes only on the current game's events: the referee takes corrections of those
+     alone (an earlier game's standings are settled), so elsewhere a tap would be refused. */
+  const operatorHere = (inGame) => operator && inGame;
+  const settledWhy = () => h("span", { class: "settled-why" },
+    "This is an earlier game's event: its game is settled, and corrections name the current game's events only.");
+
   /* A line that asks a person to look: the "check" tag, then what to look at. */
   const check = (...kids) => h("div", { class: "out doubt" }, h("span", { class: "tag check" }, "check"), ...kids);
 
@@ -108,9 +116,10 @@
      and the other likely cards (meta.reads), so someone looks at the cards and corrects it.
      `settled` (the server's): a person corrected it (or confirmed it as read), or voided it:
      asked no more. */
-  function doubt(ev, settled) {
+  function doubt(ev, settled, inGame) {
     const m = ev.meta || {};
     if (ev.type !== "cards_played" || !m.low_conf || settled) return null;
+    const operator = operatorHere(inGame);
     const cards = ev.cards || [];
     const fix = (real) => post("/rulings/api/corrections", { type: "correct", event: ev.seq, cards: real.join(" ") });
     // the other likely cards of read `i`: its two likeliest others, at least 5%
@@ -187,7 +196,7 @@
     const none = operator ? [" ", nothingPlayed("fix-none", ev.seq)] : null;
     return check(" The camera is unsure of this read" + (m.detail ? ": " + m.detail : "") + ". ",
       others.length ? ["Other likely cards: ", others] : null,
-      "Look at the pot and correct it if it is wrong.", right,
+      inGame ? "Look at the pot and correct it if it is wrong." : settledWhy(), right,
       more.length ? oneTap("fix-more", cards.concat(more)) : null, third, swaps,
       less.length && kept.length ? oneTap("fix-less", kept) : null, resuit,
       drop, plus, none, pick);
@@ -199,9 +208,10 @@
      each rank the camera half saw (meta.cards), or one of its cards alone, or them and one
      more of that rank (a fanned pair half read: the benchmark's commonest mismatch); any other
      cards are picked by taps or typed. `one_tap_fixes` in datasets/game_video.py counts the same. */
-  function unsure(ev, named, voided) {
+  function unsure(ev, named, voided, inGame) {
     if (ev.type !== "note" || !(ev.meta && ev.meta.mismatch)) return null;
     if (named || voided) return null;  // named (the ruling and the correction show below), or nothing played
+    if (!inGame) return check(" The camera could not tell what happened here. ", settledWhy());
     const lead = " The camera could not tell what happened here. Look at the photos and the pot; if cards were played here, ";
     if (!operator) return check(lead, "the operator names them.");
     const name = (cards) => post("/rulings/api/corrections", { type: "correct", event: ev.seq, cards: cards });
@@ -228,8 +238,9 @@
   /* The side of the table the arm came from (seat zones, drawn on the set-up page): a hint. Not
      the side of the player the referee took: a Turbo, or someone playing for another? One tap
      says who played. */
-  function seatHint(ev, outputs, players) {
+  function seatHint(ev, outputs, players, inGame) {
     const seat = ev.meta && ev.meta.seat;
+    const operator = operatorHere(inGame);
     if (ev.type !== "cards_played" || !seat) return null;
     const ruling = outputs.find((o) => o.kind === "ruling");
     const player = ruling && ruling.player;
@@ -263,14 +274,29 @@
     return d;
   }
 
-  function editor(ev, players, inGame) {
+  function editor(ev, players, inGame, r) {
     if (!operator) return null;
     const seq = ev.seq;
     if (ev.type === "setup" && !inGame) return null;
-    return lazyDetails("editor", "Correct #" + seq + "…", () => editorKids(ev, players, inGame));
+    if (!inGame) return lazyDetails("editor", "Note on #" + seq + "…", () => noteRow(seq, [settledWhy()]));
+    return lazyDetails("editor", "Correct #" + seq + "…", () => editorKids(ev, players, inGame, r));
   }
 
-  function editorKids(ev, players, inGame) {
+  function noteRow(seq, kids) {
+    const note = h("input", { placeholder: "note", size: 10 });
+    kids.push(note, h("button", { type: "button", onclick: () =>
+      post("/rulings/api/corrections", { type: "note", event: seq, text: note.value }) }, "Note"));
+    return h("div", { class: "row" }, kids);
+  }
+
+  /* The cards a play counts as now: a person's correction's (the ruling's), else the camera's
+     read; what "Correct #n" starts from. */
+  const cardsNow = (ev, r) => {
+    const ruling = (r && r.outputs || []).find((o) => o.kind === "ruling");
+    return (ruling && ruling.cards) || ev.cards || [];
+  };
+
+  function editorKids(ev, players, inGame, r) {
     const seq = ev.seq;
     // a play (or the pot going) the camera never saw, right after this event: ruled there, the
     // events after it again
@@ -291,20 +317,27 @@
         post("/rulings/api/corrections", { type: "played_by", event: seq, player: sel.value }) }, "Played by"));
     }
     if (ev.type === "cards_played") {
-      kids.push(h("div", { class: "stack correct-cards" }, namer("c" + seq, ev.cards || [], (cards) =>
+      kids.push(h("div", { class: "stack correct-cards" }, namer("c" + seq, cardsNow(ev, r), (cards) =>
         post("/rulings/api/corrections", { type: "correct", event: seq, cards }), { button: "fix-correct",
         buttonText: "Correct cards", input: "fix-cards", placeholder: "real cards, e.g. 9S 9H", aria: "real cards of #" + seq })));
       const sel = h("select", { "aria-label": "who played #" + seq }, players.map((p) => h("option", {}, p)));
       kids.push(sel, h("button", { type: "button", onclick: () =>
         post("/rulings/api/corrections", { type: "played_by", event: seq, player: sel.value }) }, "Played by"));
     }
+    // an Ace (a play that gives the pot): who it went to, set or changed at any time, not only
+    // while it waits; the game is replayed from there
+    const ace = (r && r.outputs || []).find((o) => o.kind === "ruling" && (o.effects || []).includes("give_pot"));
+    if (ace) {
+      const fix = (r.fixes || []).filter((f) => f.type === "target").pop();
+      const sel = h("select", { "aria-label": "who got the pot of #" + seq }, players.map((p) => h("option", {}, p)));
+      if (fix) sel.value = fix.player;
+      kids.push(sel, h("button", { type: "button", class: "set-target", onclick: () =>
+        post("/rulings/api/corrections", { type: "target", event: seq, player: sel.value }) }, "Gets the pot"));
+    }
     kids.push(h("button", { type: "button", class: "danger", onclick: () => {
       if (confirm("Void event #" + seq + "? It stays in the log, marked as not having happened.")) post("/rulings/api/corrections", { type: "void", event: seq });
     } }, "Void"));
-    const note = h("input", { placeholder: "note", size: 10 });
-    kids.push(note, h("button", { type: "button", onclick: () =>
-      post("/rulings/api/corrections", { type: "note", event: seq, text: note.value }) }, "Note"));
-    return [h("div", { class: "row" }, kids), missed];
+    return [noteRow(seq, kids), missed];
   }
 
   /* One event's entry on the page. */
@@ -315,14 +348,14 @@
       h("div", { class: "head" }, h("b", {}, "#" + ev.seq + " "), describe(ev), conf,
         isVoid ? h("span", { class: "tag void" }, "void") : null,
         h("span", { class: "muted small when" }, " · " + who(ev))),
-      doubt(ev, r.settled),
-      seatHint(ev, r.outputs, players),
-      unsure(ev, r.outputs.some((o) => o.kind === "ruling"), isVoid),
+      doubt(ev, r.settled, inGame),
+      seatHint(ev, r.outputs, players, inGame),
+      unsure(ev, r.outputs.some((o) => o.kind === "ruling"), isVoid, inGame),
       r.outputs.map((o) => output(o, ev, entries)),
       evidence(ev),
       r.fixes.length ? h("div", { class: "fixes small" }, "Changed later: ",
         r.fixes.map((f) => h("div", {}, "#" + f.seq + " ", describe(f, ev), h("span", { class: "muted" }, " — " + who(f))))) : null,
-      editor(ev, players, inGame));
+      editor(ev, players, inGame, r));
   }
 
   /* Each event's entry as last drawn, and what it was drawn from. A new event changes one or
@@ -386,7 +419,7 @@
     const target = !shown && location.hash && /^#e\d+$/.test(location.hash) ? +location.hash.slice(2) : 0;
     if (target && !everything && target <= d.earlier) { everything = true; refresh(); return; }  // a link to last game
     state = d.view;
-    banner(document.getElementById("banner"), state.latest, false);
+    banner(document.getElementById("banner"), state.latest, false, state.last);
     const seatOf = (seq) => { const r = d.entries.find((e) => e.event.seq === seq); return r && r.event.meta && r.event.meta.seat; };
     document.getElementById("prompts").replaceChildren(...((state.table && state.table.prompts) || []).map((p) =>
       masta.promptBox(p, state.players || [], p.event ? seatOf(p.event) : null)));
@@ -411,10 +444,10 @@
   const nb = document.getElementById("g-note-btn");
   if (nb) nb.addEventListener("click", () => post("/rulings/api/corrections", { type: "note", text: document.getElementById("g-note").value }));
 
-  banner(document.getElementById("banner"), state.latest, false);
+  banner(document.getElementById("banner"), state.latest, false, state.last);
   refresh();
   // (re)connected: what was pushed while the stream was down (a phone asleep, the server
   // restarted) is fetched whole, not waited for until the next event
-  listen({ update: (m) => { banner(document.getElementById("banner"), m.view.latest, true); refresh(); },
+  listen({ update: (m) => { banner(document.getElementById("banner"), m.view.latest, true, m.view.last); refresh(); },
     open: refresh });
 })();
