@@ -348,12 +348,6 @@ class TableReferee:
                              f"doubt; confirm answers a play or a player_out the counts disagree "
                              f"with (correct the play's cards instead if it was misread)",
                              seq=ev["seq"])
-        if t == "target" and "event" in ev and not any(
-                "give_pot" in (o.get("effects") or []) for o in self.outputs.get(ev["event"], [])
-                if o.get("kind") == "ruling"):
-            raise EventError(f"target event {ev['seq']}: play {ev['event']} gives nobody the pot "
-                             f"(no Ace, or it is not ruled as one); name the event of the Ace",
-                             seq=ev["seq"])
         if t == "target" and "event" not in ev:
             raise EventError(f"target event {ev['seq']}: no Ace (or other give-the-pot card) "
                              f"is waiting for a target; name its event with `event`",
@@ -926,6 +920,9 @@ class TableReferee:
     def _target_forward(self, g: Game, ev: dict) -> list[dict]:
         if ev["seq"] in self._consumed or g.awaiting_target != ev.get("event"):
             return []
+        latest = self._annotation("target", ev["event"])
+        if latest is not None and latest["seq"] != ev["seq"]:
+            return []  # named again later (the Ace's replay took that one): this one is replaced
         g.target = ev["player"]
         self._drop_prompts(g, "target")
         out: list[dict] = [{"kind": "info", "event": ev["seq"],

@@ -89,6 +89,16 @@ def test_an_illegal_play_says_what_happens_next_as_the_referee_then_rules_it(pre
     assert ref.view()["players"][PLAYERS.index(offender)]["known_hand"] == ["4S", "QH"]
 
 
+def test_an_aces_target_is_changed_after_the_pot_went():
+    """The target named while the Ace waited, the pot taken: a later target of that Ace
+    replays the game with the new one (it took the pot), not the first."""
+    ref, _ = table(play("5H"), play("AS"), {"type": "target", "event": 3, "player": "Cy"}, CLEAR)
+    assert [o["player"] for o in ref.outputs[5] if o["kind"] == "pickup"] == ["Cy"]
+    ref.apply({"type": "target", "event": 3, "player": "Ann"})
+    assert [o["player"] for o in ref.outputs[5] if o["kind"] == "pickup"] == ["Ann"]
+    assert ref.view()["players"][0]["hand"] == 3 + 2 and ref.view()["turn"] == "Bob"  # drew back to 3
+
+
 def test_out_of_turn_play_that_is_not_a_turbo():
     ref, outs = table(play("5H"), play("7C"), by("Cy"))
     r = ref.rulings()[-1]
