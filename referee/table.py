@@ -6,7 +6,8 @@ Contract (the web page and the vision pipeline rely on it):
   `referee.events`); `TableReferee.replay(events)` is the same as a classmethod.
 - `.apply(event) -> list[dict]` validates the event, appends it to `.log` and returns what it
   produced, each output a dict with `kind` and `event` (the seq that produced it):
-  `ruling` (engine `Ruling.to_dict()` plus `player`, `cards`, `turbo`, `phase`), `burn`,
+  `ruling` (engine `Ruling.to_dict()` plus `player`, `cards`, `turbo`, `phase`; an illegal
+  play's also `then` and `then_rule`: what happens next, and the rule it follows), `burn`,
   `pickup`, `out`, `game_over` (with `order` and `titles`), `suspicion` (ledger evidence),
   `prompt` (a question for the operator: `who_played`, `target`, `who_picked_up`,
   `who_starts`, `desync`), `phase` (a player moves on to the face-up or face-down cards, or
