@@ -70,6 +70,7 @@ class TableService:
     def view(self) -> dict:
         with self.lock:
             v = rl.view(self.referee)
+            order = self.referee.play_order()  # once: an evening is thousands of events
             setup = self.setup_event()
             return {
                 "evening": self.evening_id,
@@ -78,16 +79,16 @@ class TableService:
                 "players": setup["players"] if setup else [],
                 "preset": setup.get("preset") if setup else None,
                 "table": v,
-                "latest": self.latest_ruling(),
-                "last": self.last_happened(v),
+                "latest": self.latest_ruling(order),
+                "last": self.last_happened(v, order),
                 "referee": getattr(self.referee, "replay_error", None) or rl.status(),
             }
 
-    def latest_ruling(self) -> dict | None:
+    def latest_ruling(self, order: list[int] | None = None) -> dict | None:
         """The latest ruling in the order of play (a play added as missed comes where it
         happened), and whether a person settled its event since (corrected, confirmed as
         read, or voided it): the banner then asks for no check."""
-        for seq in reversed(self.referee.play_order()):
+        for seq in reversed(order if order is not None else self.referee.play_order()):
             ev = self.log[seq - 1]
             for out in reversed(self.outputs.get(seq, [])):
                 if rl.kind(out) == "ruling":
@@ -95,7 +96,7 @@ class TableService:
                             "settled": _settles([e for e in self.log[seq:] if e.get("event") == seq])}
         return None
 
-    def last_happened(self, table: dict | None = None) -> dict | None:
+    def last_happened(self, table: dict | None = None, order: list[int] | None = None) -> dict | None:
         """What happened last, in the order of play, for the banner: a play's ruling, a pick-up,
         a burn, a player out, the game's end (with its titles), or the current game's set-up.
         The latest ruling alone (`latest`) said "at most 7" over a pot picked up since.
@@ -103,7 +104,7 @@ class TableService:
         table = table if table is not None else rl.view(self.referee)
         game = getattr(self.referee, "game", None)
         rank = {"game_over": 0, "ruling": 1, "pickup": 2, "out": 3, "burn": 4}  # one event's several
-        for seq in reversed(self.referee.play_order()):
+        for seq in reversed(order if order is not None else self.referee.play_order()):
             ev = self.log[seq - 1]
             outs = [o for o in self.outputs.get(seq, []) if rl.kind(o) in rank]
             if not outs and not (game is not None and seq == game.setup_seq):
