@@ -34,7 +34,7 @@ def happening(ev: dict, outs: list[dict]) -> Happening | None:
     if over is not None:
         titles = over.get("titles") or {}
         return Happening(seq, "title", "Game over: " + ", ".join(f"{t} {p}" for p, t in titles.items()))
-    ruling = next((o for o in outs if o.get("kind") == "ruling"), None)
+    ruling = next((o for o in reversed(outs) if o.get("kind") == "ruling"), None)  # the latest
     if ruling is not None:
         cards = list(ruling.get("cards") or ev.get("cards") or [])
         who = ruling.get("player") or ev.get("player") or "Someone"

@@ -49,6 +49,8 @@ RANK_WORDS: dict[str, tuple[str, str]] = {
     "removed_on_pickup": ("Leaves on pick-up", "these cards leave the game when the pot is picked up"),
     "in_four": ("In four of a kind", "counts towards four of a kind, or is skipped (invisible)"),
 }
+#: [table] keys left to the TOML text: a list of pairs, or an order of suits
+ADVANCED = ("players", "decks", "start_suit_order")
 #: the keys that take one of a few words (as `referee.rules` checks them)
 CHOICES: dict[str, tuple[str, ...]] = {
     "start": ("left_of_dealer", "lowest"), "turbo": ("off", "same_rank", "complete_four"),

@@ -203,10 +203,12 @@ const masta = (() => {
   }
 
   /* What an update calls for: the fresh event's own outputs (a correction re-rules older
-     plays: those were heard when they happened), or a corrected play's new ruling. */
+     plays: those were heard when they happened), or those of the event a correction or a
+     confirmation settles (a confirmed last player out ends the game). */
   function alertKinds(msg) {
     const ev = msg.event || {};
-    const outs = (msg.outputs || []).filter((o) => o.event === ev.seq || (ev.type === "correct" && o.event === ev.event));
+    const named = ["correct", "confirm", "counts"].includes(ev.type);  // the event they settle is ruled now
+    const outs = (msg.outputs || []).filter((o) => o.event === ev.seq || (named && o.event === ev.event));
     const kinds = [];
     if (outs.some((o) => o.kind === "ruling" && o.verdict === "illegal")) kinds.push("illegal");
     if (outs.some((o) => o.kind === "burn" || (o.kind === "ruling" && (o.effects || []).includes("burn")))) kinds.push("burn");
