@@ -17,7 +17,7 @@
     const id = "sw-" + (sw.rank ? sw.rank + "-" : "") + sw.key;
     let input;
     if (sw.kind === "bool") input = h("input", { type: "checkbox", id, checked: sw.now || null, role: "switch" });
-    else if (sw.kind === "choice") input = h("select", { id }, sw.choices.map((c) => h("option", { value: c }, c || "(none)")));
+    else if (sw.kind === "choice") input = h("select", { id }, sw.choices.map((c) => h("option", { value: c }, c ? c.replace(/_/g, " ") : "(none)")));
     else if (sw.kind === "int") input = h("input", { type: "number", id, min: 0, max: 99, style: "width:4.5em" });
     else input = h("input", { type: "text", id, size: 12, placeholder: "ranks" });
     if (sw.kind === "choice" || sw.kind === "int") input.value = String(sw.now);
