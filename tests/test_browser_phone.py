@@ -166,6 +166,13 @@ def test_a_spectator_sees_operator_controls_disabled_with_a_plain_reason(server,
     expect(page.locator('.pick[data-card="6H"]')).to_be_disabled()
     expect(page.locator(".op-reason")).to_contain_text("Only the operator enters plays")
     assert "X-Masta-Token" not in page.content()
+    # sent anyway (a page left open since before the operator signed out): refused in words
+    page.evaluate("masta.post('/manual/api/events', {type: 'pot_cleared'})")
+    expect(page.locator("#toast")).to_contain_text("needs the operator's token: open the link printed")
+    expect(page.locator("#toast")).not_to_contain_text("X-Masta-Token")
+    page.goto(base + "/teach/")
+    expect(page.get_by_role("button", name="Start")).to_be_disabled()
+    expect(page.locator(".op-reason")).to_contain_text("Only the operator teaches the deck")
     page.context.close()
     op = page_at(browser, base, "/setup/", size)
     expect(op.get_by_role("button", name="Start the game")).to_be_enabled()
@@ -242,13 +249,14 @@ def test_phones_join_by_qr_code_and_only_the_operator_sees_the_operators(server,
     other.close()
 
 
-def test_illegal_plays_burns_and_titles_sound_and_vibrate_on_phones_that_opt_in(server, browser):
+@SIZES
+def test_illegal_plays_burns_and_titles_sound_and_vibrate_on_phones_that_opt_in(server, browser, size):
     from playwright.sync_api import expect
 
     base = server.url
     api(base, "/setup/api/game", {"players": ["Ann", "Bob", "Cy"], "dealer": "Cy"})
-    quiet = page_at(browser, base, "/live/", PHONE, operator=False)  # never opted in
-    page = page_at(browser, base, "/live/", PHONE, operator=False)
+    quiet = page_at(browser, base, "/live/", size, operator=False)  # never opted in
+    page = page_at(browser, base, "/live/", size, operator=False)
     expect(page.locator("#conn")).to_have_class("conn up")
     expect(quiet.locator("#conn")).to_have_class("conn up")
     api(base, "/manual/api/events", {"type": "cards_played", "cards": ["5H"]})
@@ -287,9 +295,10 @@ def test_illegal_plays_burns_and_titles_sound_and_vibrate_on_phones_that_opt_in(
     quiet.context.close()
 
 
-def test_the_live_page_keeps_the_screen_awake_during_a_game(server, browser):
+@SIZES
+def test_the_live_page_keeps_the_screen_awake_during_a_game(server, browser, size):
     base = server.url
-    page = page_at(browser, base, "/live/", PHONE, operator=False)
+    page = page_at(browser, base, "/live/", size, operator=False)
     until(page, "document.body.dataset.wake === 'released'")  # no game yet
     api(base, "/setup/api/game", {"players": ["Ann", "Bob"], "dealer": "Bob"})
     until(page, "document.body.dataset.wake === 'held'")
