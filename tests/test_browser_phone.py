@@ -325,7 +325,7 @@ def test_each_operator_action_offers_undo_which_voids_it(server, browser, size):
     page.locator("#by").select_option("Ann")
     page.locator("#play").click()
     toast = page.locator("#toast")
-    expect(toast).to_contain_text("cards played #2 recorded")
+    expect(toast).to_contain_text("#2 cards played 6H recorded")
     # one tap recorded the play and who played it: one Undo takes back both
     until(page, "JSON.parse(sessionStorage.getItem('masta.undo')).seqs.length === 2")
     toast.get_by_role("button", name="Undo").click()
@@ -347,7 +347,7 @@ def test_each_operator_action_offers_undo_which_voids_it(server, browser, size):
     page.goto(base + "/rulings/")
     page.locator("#g-note").fill("a sleeve hid the card")
     page.locator("#g-note-btn").click()
-    expect(page.locator("#toast")).to_contain_text("note #8 recorded")
+    expect(page.locator("#toast")).to_contain_text("#8 note recorded")
     page.goto(base + "/live/")
     page.locator("#toast").get_by_role("button", name="Undo").click()
     for _ in range(50):

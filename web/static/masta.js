@@ -65,7 +65,8 @@ const masta = (() => {
   const UNDOABLE = /\/(manual\/api\/events|rulings\/api\/corrections|evening\/api\/events)$/;
   const UNDO_MS = 8000;
   const UNDO_KEY = "masta.undo";
-  const said = (ev) => (ev.type === "void" ? "#" + ev.event + " voided" : ev.type.replace(/_/g, " ") + " #" + ev.seq + " recorded");
+  const said = (ev) => (ev.type === "void" ? "#" + ev.event + " voided"
+    : "#" + ev.seq + " " + ev.type.replace(/_/g, " ") + (ev.cards ? " " + ev.cards.join(" ") : "") + (ev.player ? " (" + ev.player + ")" : "") + " recorded");
 
   function offerUndo(ev, join) {
     let u = null;
@@ -157,7 +158,7 @@ const masta = (() => {
     ].filter(Boolean));  // append() would write a null as the text "null"
   }
 
-  /* Heard, not only seen: on a phone that opted in (the header's bell), an illegal play, a
+  /* Heard, not only seen: on a phone that opted in (the header's ♪ button), an illegal play, a
      burn and the titles sound (a tone made here, Web Audio) and vibrate. `alerts` keeps what
      was given, newest last. */
   const SOUND_KEY = "masta.sound";
@@ -255,20 +256,23 @@ const masta = (() => {
      goes when the page is hidden, so it is asked for again when it shows. */
   function keepAwake(wanted) {
     const say = (s) => { document.body.dataset.wake = s; };
-    let lock = null;
+    let lock = null, asking = false;
     async function ask() {
       if (!("wakeLock" in navigator)) { say("unsupported"); return; }
+      if (asking) return;  // a request under way (pages redraw on every event)
       if (!wanted() || document.visibilityState !== "visible") {
         if (lock) { const l = lock; lock = null; l.release().catch(() => {}); }
         say("released");
         return;
       }
       if (lock && !lock.released) return;
+      asking = true;
       try {
         lock = await navigator.wakeLock.request("screen");
         say("held");
         lock.addEventListener("release", () => { if (document.body.dataset.wake === "held") say("released"); });
-      } catch (e) { say("refused: " + e.name); }
+      } catch (e) { say("refused: " + e.name); } finally { asking = false; }
+      if (!wanted()) ask();  // the game ended while the lock was being asked for
     }
     document.addEventListener("visibilitychange", ask);
     return ask;
