@@ -19,7 +19,8 @@ TABLE_WORDS: dict[str, tuple[str, str]] = {
     "start_must_play": ("Starter plays that card", "with 'lowest': the starter must play the card that made them start"),
     "voluntary_pickup": ("Pick up by choice", "a player who could play may pick up the pot instead"),
     "strict_pickup": ("Strict pick-up", "a player who picks up may not play in the same turn"),
-    "turbo": ("Turbo", "anyone may play out of turn a card matching the one on top (same rank), or to complete four"),
+    "turbo": ("Turbo", "anyone may play out of turn a card matching the one on top (same rank), "
+                       "or to complete four"),
     "turbo_ranks": ("Turbo ranks", "the ranks a Turbo may be played with (space separated)"),
     "four_of_a_kind": ("Four of a kind burns", "four cards of one rank in a row burn the pot"),
     "four_count": ("Cards that burn", "how many of one rank in a row burn the pot"),
@@ -88,9 +89,7 @@ def _switch(key: str, value: Any, default: Any, words: tuple[str, str]) -> Switc
 def switches(preset: Preset) -> dict:
     """The preset as the page's controls: its table rules, then each rank's powers with the
     sentence of the source it cites (kept when the rank is changed)."""
-    table = [dataclasses.asdict(_switch(f.name, getattr(preset.table, f.name),
-                                        f.default if f.default is not dataclasses.MISSING else f.default_factory(),  # type: ignore[misc]
-                                        TABLE_WORDS[f.name]))
+    table = [dataclasses.asdict(_switch(f.name, getattr(preset.table, f.name), f.default, TABLE_WORDS[f.name]))
              for f in dataclasses.fields(TableRules) if f.name in TABLE_WORDS]
     ranks = []
     for r in RANK_ORDER:

@@ -38,7 +38,8 @@ def page():
     join = {"watch": links.watch, "watch_svg": qr.svg(links.watch, "scan to watch the table"),
             "local_only": links.local_only}
     if is_operator():  # the token is in this one: never sent to a spectator's page
-        join.update(operator=links.operator, operator_svg=qr.svg(links.operator, "scan to sign a phone in as the operator"))
+        join.update(operator=links.operator,
+                    operator_svg=qr.svg(links.operator, "scan to sign a phone in as the operator"))
     return render_template("setup/page.html", state=table().view(), presets=rl.presets() or ["fr"], join=join,
                            house=list(house_presets()), source=store.get_setting("camera_source", _config().source),
                            zone=store.get_setting("pot_zone"), seats=store.get_setting("seat_zones") or {})
