@@ -64,12 +64,19 @@ def operator_name() -> str:
     return str(session.get("op_name") or "operator")
 
 
+def not_operator_message() -> str:
+    """Why a change was refused: a phone's page is told how a person signs in; the header a
+    script sends is named only to a script (a request without our pages' CSRF header)."""
+    words = ("this needs the operator's token: open the link printed when the server started "
+             "(…/auth?token=…) on this device")
+    return words if request.headers.get("X-CSRF-Token") else words + ", or send X-Masta-Token"
+
+
 def operator_required(view: Callable) -> Callable:
     @functools.wraps(view)
     def wrapped(*a, **kw):
         if not is_operator():
-            raise ApiError(401, "this needs the operator's token: open the link printed when the "
-                                "server started (…/auth?token=…) on this device, or send X-Masta-Token")
+            raise ApiError(401, not_operator_message())
         return view(*a, **kw)
     wrapped._masta_operator = True  # type: ignore[attr-defined]
     return wrapped
@@ -93,8 +100,7 @@ def check_csrf() -> None:
                             f"server): use masta's own pages")
     view = current_app.view_functions.get(request.endpoint or "")
     if getattr(view, "_masta_operator", False) and not is_operator():
-        raise ApiError(401, "this needs the operator's token: open the link printed when the "
-                            "server started (…/auth?token=…) on this device, or send X-Masta-Token")
+        raise ApiError(401, not_operator_message())
     given = request.headers.get("X-CSRF-Token") or request.form.get("csrf_token", "")
     want = session.get("csrf", "")
     if not want or not given or not hmac.compare_digest(str(given), str(want)):

@@ -85,16 +85,23 @@ def _lan_address() -> str | None:
 
 
 def _announce(app, config, extra: list[str]) -> None:
+    from . import qr
     base = config.base_url()
     if config.host in ("0.0.0.0", "::", ""):
         lan = _lan_address()
         if lan:
             base = f"http://{lan}:{config.port}"
     token = app.extensions["masta.token"]
+    app.config[qr.PUBLIC_URL] = base  # the set-up page's QR codes show this address
+    local = config.host in ("127.0.0.1", "localhost", "::1")
     print(f"masta: serving on {base}/  (everyone: watch and vote)", flush=True)
+    if not local:
+        print("masta: phones at the table scan this to watch (the set-up page shows it too):", flush=True)
+        qr.terminal(base + "/", sys.stdout)
     print(f"masta: operator link (open once per device): {base}/auth?token={token}", flush=True)
-    if config.host in ("127.0.0.1", "localhost", "::1"):
-        print("masta: only this machine can connect; use --host 0.0.0.0 for phones on the network", flush=True)
+    if local:
+        print("masta: only this machine can connect; use --host 0.0.0.0 for phones on the network "
+              "(a QR code to scan is then shown here and on the set-up page)", flush=True)
     print(f"masta: database {config.database_url.split('@')[-1]}", flush=True)
     for line in extra:
         print("masta: " + line, flush=True)

@@ -14,6 +14,7 @@ from typing import Any
 from . import referee_link as rl
 from .errors import ApiError
 from .events_stream import Broadcaster
+from .happening import last_happening
 from .store import Store
 from .validate import TABLE_TYPES, normalise
 
@@ -81,6 +82,7 @@ class TableService:
                 "table": v,
                 "latest": self.latest_ruling(order),
                 "last": self.last_happened(v, order),
+                "happened": last_happening(self.log, self.outputs),
                 "referee": getattr(self.referee, "replay_error", None) or rl.status(),
             }
 

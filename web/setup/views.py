@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import re
 
-from flask import Blueprint, current_app, jsonify, render_template
+from flask import Blueprint, current_app, jsonify, render_template, request
 
+from .. import qr
 from .. import referee_link as rl
-from ..auth import operator_name, operator_required
+from ..auth import is_operator, operator_name, operator_required
 from ..errors import ApiError
 from ..pages import created, payload, table
 
@@ -33,7 +34,13 @@ def _resolve_preset(name: str) -> str:
 @bp.get("/")
 def page():
     store = current_app.extensions["masta.store"]
-    return render_template("setup/page.html", state=table().view(), presets=rl.presets() or ["fr"],
+    links = qr.join_links(current_app, request.host_url)
+    join = {"watch": links.watch, "watch_svg": qr.svg(links.watch, "scan to watch the table"),
+            "local_only": links.local_only}
+    if is_operator():  # the token is in this one: never sent to a spectator's page
+        join.update(operator=links.operator,
+                    operator_svg=qr.svg(links.operator, "scan to sign a phone in as the operator"))
+    return render_template("setup/page.html", state=table().view(), presets=rl.presets() or ["fr"], join=join,
                            house=list(house_presets()), source=store.get_setting("camera_source", _config().source),
                            zone=store.get_setting("pot_zone"), seats=store.get_setting("seat_zones") or {})
 
@@ -41,11 +48,15 @@ def page():
 @bp.get("/rules/<name>.json")
 def rules(name: str):
     """A preset's rules in plain words (the same text as `masta rules NAME`)."""
+    from referee.rules import load_preset
+
+    from .switches import switches
     try:
         words, toml = rl.preset_words(_resolve_preset(name))
+        controls = switches(load_preset(_resolve_preset(name)))
     except ValueError as exc:
         raise ApiError(404, str(exc)) from None
-    return jsonify({"name": name, "words": words, "toml": toml})
+    return jsonify({"name": name, "words": words, "toml": toml, "switches": controls})
 
 
 @bp.post("/api/game")

@@ -30,8 +30,9 @@ const masta = (() => {
 
   /* An event carries a request id (meta.rid): sent again after a dropped connection or a
      server restart, it is recorded once (the server answers with the event it already has). */
-  async function post(url, data) {
+  async function post(url, data, opts) {
     data = data || {};
+    opts = opts || {};
     const isEvent = /\/api\/(events|corrections|game|vote)$/.test(url);
     if (isEvent && !(data.meta && data.meta.rid)) {
       data = { ...data, meta: { ...(data.meta || {}), rid: Math.random().toString(36).slice(2) + Date.now().toString(36) } };
@@ -53,7 +54,42 @@ const masta = (() => {
     let body = {};
     try { body = await resp.json(); } catch (e) { body = { error: resp.statusText }; }
     if (!resp.ok) toast(body.error || ("refused: " + resp.status), true);
+    else if (UNDOABLE.test(url) && opts.undo !== false && body.event && body.event.seq && !body.repeat) {
+      offerUndo(body.event, opts.join);
+    }
     return { ok: resp.ok, status: resp.status, body };
+  }
+
+  /* Undo: what the operator just recorded is offered back for a few seconds, as a void of it
+     (the log keeps both; a void of a void restores). Kept across a page change or a reload. */
+  const UNDOABLE = /\/(manual\/api\/events|rulings\/api\/corrections|evening\/api\/events)$/;
+  const UNDO_MS = 8000;
+  const UNDO_KEY = "masta.undo";
+  const said = (ev) => (ev.type === "void" ? "#" + ev.event + " voided"
+    : "#" + ev.seq + " " + ev.type.replace(/_/g, " ") + (ev.cards ? " " + ev.cards.join(" ") : "") + (ev.player ? " (" + ev.player + ")" : "") + " recorded");
+
+  function offerUndo(ev, join) {
+    let u = null;
+    try { u = JSON.parse(sessionStorage.getItem(UNDO_KEY) || "null"); } catch (e) { u = null; }
+    // `join`: the same tap recorded two events (a play and who played it): one Undo voids both
+    const seqs = join && u && u.until > Date.now() ? u.seqs.concat([ev.seq]) : [ev.seq];
+    u = { seqs, text: join && u && u.until > Date.now() ? u.text : said(ev), until: Date.now() + UNDO_MS };
+    sessionStorage.setItem(UNDO_KEY, JSON.stringify(u));
+    showUndo(u);
+  }
+
+  function showUndo(u) {
+    const left = u.until - Date.now();
+    if (left <= 0) return;
+    const el = toast(u.text, false, left);
+    el.append(h("button", { type: "button", class: "undo", onclick: async (e) => {
+      e.currentTarget.disabled = true;
+      sessionStorage.removeItem(UNDO_KEY);
+      for (const seq of u.seqs.slice().reverse()) {
+        const r = await post("/rulings/api/corrections", { type: "void", event: seq }, { join: seq !== u.seqs[u.seqs.length - 1] });
+        if (!r.ok) return;
+      }
+    } }, "Undo"));
   }
 
   async function get(url) {
@@ -62,11 +98,12 @@ const masta = (() => {
   }
 
   let toastTimer = null;
-  function toast(text, bad) {
+  function toast(text, bad, ms) {
     let el = document.getElementById("toast");
-    if (!el) { el = h("div", { id: "toast", class: "toast" }); document.body.append(el); }
-    el.textContent = text; el.className = "toast" + (bad ? " bad" : ""); el.hidden = false;
-    clearTimeout(toastTimer); toastTimer = setTimeout(() => { el.hidden = true; }, 4000);
+    if (!el) { el = h("div", { id: "toast", class: "toast", role: "status" }); document.body.append(el); }
+    el.replaceChildren(h("span", {}, text)); el.className = "toast" + (bad ? " bad" : ""); el.hidden = false;
+    clearTimeout(toastTimer); toastTimer = setTimeout(() => { el.hidden = true; }, ms || 4000);
+    return el;
   }
 
   /* One EventSource per page; handlers by message name ("update", "evening", "reload"). */
@@ -79,9 +116,14 @@ const masta = (() => {
       // refused (server full, 503) rather than cut: browsers give up then, so try again later
       if (es.readyState === EventSource.CLOSED) setTimeout(() => listen(handlers), 5000);
     };
+    if (!handlers.update) handlers = { ...handlers, update: () => {} };
     for (const [name, fn] of Object.entries(handlers)) {
       if (name === "open") continue;
-      es.addEventListener(name, (e) => fn(JSON.parse(e.data)));
+      es.addEventListener(name, (e) => {
+        const msg = JSON.parse(e.data);
+        if (name === "update") alertFor(msg);
+        fn(msg);
+      });
     }
     es.addEventListener("reload", () => location.reload());
     es.addEventListener("camera", (e) => cameraDot(JSON.parse(e.data)));
@@ -137,7 +179,9 @@ const masta = (() => {
     el.append(...[
       h("div", { class: "verdict" }, VERDICT[verdict] || verdict),
       h("div", { class: "words" }, latest.text || ""),
-      rules.length ? h("div", { class: "rule" }, "Rule: " + rules.join(" · ")) : null,
+      // the rule's own words a tap away: quoted whole they pushed whose turn it is off a phone
+      rules.length ? h("details", { class: "rule" }, h("summary", {}, "Rule: ", h("span", { class: "gist" }, rules[0])),
+        h("div", { class: "quote" }, rules.join(" · "))) : null,
       r.then_rule ? h("div", { class: "rule then-rule" }, "Then: " + r.then_rule) : null,
       h("div", { class: "play" }, "#" + latest.seq + " ",
         (ev.cards || []).map((c) => card(c, true)),
@@ -146,6 +190,126 @@ const masta = (() => {
       ev.meta && ev.meta.low_conf && !latest.settled ? h("div", { class: "doubt" }, h("span", { class: "tag check" }, "check"),
         " The camera is unsure of these cards: look at the pot (corrections on the rulings page).") : null,
     ].filter(Boolean));  // append() would write a null as the text "null"
+  }
+
+  /* Heard, not only seen: on a phone that opted in (the header's ♪ button), an illegal play, a
+     burn and the titles sound (a tone made here, Web Audio) and vibrate. `alerts` keeps what
+     was given, newest last. */
+  const SOUND_KEY = "masta.sound";
+  const alerts = [];
+  let audio = null;
+  const soundOn = () => localStorage.getItem(SOUND_KEY) === "on";
+  const TONES = {  // [frequency Hz, seconds] in turn; and the vibration pattern in ms
+    illegal: { wave: "square", notes: [[220, 0.18], [0, 0.08], [165, 0.3]], buzz: [300, 100, 300] },
+    burn: { wave: "sawtooth", notes: [[330, 0.08], [494, 0.08], [740, 0.2]], buzz: [150, 60, 150] },
+    title: { wave: "triangle", notes: [[523, 0.14], [659, 0.14], [784, 0.14], [1047, 0.4]], buzz: [100, 50, 100, 50, 400] },
+  };
+
+  function ensureAudio() {
+    const AC = window.AudioContext || window.webkitAudioContext;
+    if (!AC) return null;
+    if (!audio) audio = new AC();
+    if (audio.state === "suspended") audio.resume().catch(() => {});
+    return audio;
+  }
+
+  function beep(kind) {
+    const tone = TONES[kind];
+    const ctx = ensureAudio();
+    let sounded = false;
+    if (ctx) {
+      let t = ctx.currentTime + 0.02;
+      for (const [f, d] of tone.notes) {
+        if (f) {
+          const osc = ctx.createOscillator(), gain = ctx.createGain();
+          osc.type = tone.wave; osc.frequency.value = f;
+          gain.gain.setValueAtTime(0.0001, t);
+          gain.gain.exponentialRampToValueAtTime(0.25, t + 0.01);
+          gain.gain.exponentialRampToValueAtTime(0.0001, t + d);
+          osc.connect(gain).connect(ctx.destination);
+          osc.start(t); osc.stop(t + d + 0.02);
+        }
+        t += d;
+      }
+      sounded = true;
+    }
+    const vibrated = typeof navigator.vibrate === "function" ? navigator.vibrate(tone.buzz) : false;
+    alerts.push({ kind, sounded, vibrated, audio: ctx ? ctx.state : "none", at: Date.now() });
+  }
+
+  /* What an update calls for: the fresh event's own outputs (a correction re-rules older
+     plays: those were heard when they happened), or those of the event a correction or a
+     confirmation settles (a confirmed last player out ends the game). */
+  function alertKinds(msg) {
+    const ev = msg.event || {};
+    const named = ["correct", "confirm", "counts"].includes(ev.type);  // the event they settle is ruled now
+    const outs = (msg.outputs || []).filter((o) => o.event === ev.seq || (named && o.event === ev.event));
+    const kinds = [];
+    if (outs.some((o) => o.kind === "ruling" && o.verdict === "illegal")) kinds.push("illegal");
+    if (outs.some((o) => o.kind === "burn" || (o.kind === "ruling" && (o.effects || []).includes("burn")))) kinds.push("burn");
+    if (outs.some((o) => o.kind === "game_over")) kinds.push("title");
+    return kinds;
+  }
+
+  function alertFor(msg) {
+    if (!soundOn()) return;
+    const kinds = alertKinds(msg);
+    if (kinds.length) beep(kinds[0]);  // one at a time: an illegal burn is heard as illegal
+  }
+
+  function soundButton() {
+    const b = document.getElementById("sound");
+    if (!b) return;
+    const show = () => {
+      b.setAttribute("aria-pressed", soundOn() ? "true" : "false");
+      b.textContent = soundOn() ? "♪ on" : "♪ off";
+    };
+    b.addEventListener("click", () => {
+      localStorage.setItem(SOUND_KEY, soundOn() ? "off" : "on");
+      show();
+      if (soundOn()) { ensureAudio(); toast("Sound and vibration on for this phone: an illegal play, a burn, the titles"); }
+    });
+    // a tab reopened with sound on: a browser starts audio only after a tap on the page
+    document.addEventListener("pointerdown", () => { if (soundOn()) ensureAudio(); }, { once: true });
+    show();
+  }
+
+  /* A table wider than the phone: a glow on its right edge and a line saying there is more. */
+  function cueScrolls() {
+    document.querySelectorAll(".scroll").forEach((el) => {
+      const more = el.scrollWidth > el.clientWidth + 1 && el.scrollLeft + el.clientWidth < el.scrollWidth - 1;
+      el.classList.toggle("more", more);
+      let cue = el.nextElementSibling && el.nextElementSibling.classList.contains("scroll-cue") ? el.nextElementSibling : null;
+      if (more && !cue) { cue = h("p", { class: "scroll-cue" }, "more columns: swipe the table sideways →"); el.after(cue); }
+      if (cue) cue.hidden = !(el.scrollWidth > el.clientWidth + 1);
+      if (!el.dataset.cued) { el.dataset.cued = "1"; el.addEventListener("scroll", cueScrolls, { passive: true }); }
+    });
+  }
+
+  /* The screen stays awake while `wanted()` says so (a game on, on the live page): the lock
+     goes when the page is hidden, so it is asked for again when it shows. */
+  function keepAwake(wanted) {
+    const say = (s) => { document.body.dataset.wake = s; };
+    let lock = null, asking = false;
+    async function ask() {
+      if (!("wakeLock" in navigator)) { say("unsupported"); return; }
+      if (asking) return;  // a request under way (pages redraw on every event)
+      if (!wanted() || document.visibilityState !== "visible") {
+        if (lock) { const l = lock; lock = null; l.release().catch(() => {}); }
+        say("released");
+        return;
+      }
+      if (lock && !lock.released) return;
+      asking = true;
+      try {
+        lock = await navigator.wakeLock.request("screen");
+        say("held");
+        lock.addEventListener("release", () => { if (document.body.dataset.wake === "held") say("released"); });
+      } catch (e) { say("refused: " + e.name); } finally { asking = false; }
+      if (!wanted()) ask();  // the game ended while the lock was being asked for
+    }
+    document.addEventListener("visibilitychange", ask);
+    return ask;
   }
 
   function initial(id) {
@@ -227,5 +391,16 @@ const masta = (() => {
     return root;
   }
 
-  return { h, card, post, get, toast, listen, banner, cameraDot, initial, when, promptBox, isOperator, cardPicker };
+  document.addEventListener("DOMContentLoaded", () => {
+    soundButton();
+    cueScrolls();
+    new MutationObserver(() => cueScrolls()).observe(document.querySelector("main") || document.body, { childList: true, subtree: true });
+    window.addEventListener("resize", cueScrolls);
+    let u = null;
+    try { u = JSON.parse(sessionStorage.getItem(UNDO_KEY) || "null"); } catch (e) { u = null; }
+    if (u && u.until > Date.now() && isOperator()) showUndo(u);  // recorded just before this page opened
+  });
+
+  return { h, card, post, get, toast, listen, banner, cameraDot, initial, when, promptBox, isOperator, cardPicker,
+    alerts, alertKinds, keepAwake, cueScrolls };
 })();

@@ -4,6 +4,8 @@
   const { h, card, banner, listen, initial } = masta;
   let state = initial("init");
   let lastSeq = null;
+  // the phone's screen stays on while a game is played (it may sleep again after the titles)
+  const awake = masta.keepAwake(() => Boolean(state && state.game && !(state.table || {}).over));
 
   function playersOf(t) {
     let ps = t.players || [];
@@ -21,9 +23,40 @@
     return d;
   }
 
+  /* "what the next play must be" as the referee says it (">= 5") in words read at a glance */
+  function nextWords(n) {
+    if (n === undefined || n === null || n === "") return "";
+    const m = /^(>=|<=|<|>)\s*(\S+)$/.exec(String(n).trim());
+    if (m) return { ">=": m[2] + " or higher", "<=": m[2] + " or lower", "<": "lower than " + m[2], ">": "higher than " + m[2] }[m[1]];
+    if (n === "any") return "anything";
+    return String(n);
+  }
+
+  /* The headline, first on a phone: whose turn, what the next play must be; under it the
+     last thing that happened, in one line. */
+  function headline(s) {
+    const t = s.table || {};
+    const turn = document.getElementById("turn"), next = document.getElementById("next"), last = document.getElementById("last");
+    let who, must = "";
+    if (!s.game) who = "No game set up yet";
+    else if (t.over) who = "Game " + (t.game || s.game) + " is over";
+    else if (t.turn) { who = "▶ " + t.turn + " to play"; must = nextWords(t.next); }
+    else if (t.awaiting_target) who = "Who gets the pot?";
+    else { who = "Whoever starts plays"; must = nextWords(t.next); }
+    turn.textContent = who;
+    next.textContent = must ? "next: " + must : "";
+    next.hidden = !must;
+    const l = s.happened;
+    last.className = "last-line" + (l ? " k-" + l.kind : "");
+    last.textContent = l ? "#" + l.seq + " " + l.text : (s.game ? "Nothing played yet" : "");
+    last.title = last.textContent;
+  }
+
   function render(s, fresh) {
     const t = s.table || {};
     const latest = s.latest, last = s.last;
+    headline(s);
+    awake();
     // what happened last (a play's ruling, a pick-up, the titles): flashed when it is new
     const key = last ? last.kind + last.seq : latest ? "ruling" + latest.seq : null;
     banner(document.getElementById("banner"), latest, fresh && key !== null && key !== lastSeq, last);

@@ -25,15 +25,15 @@
   }));
   document.getElementById("clear-sel").addEventListener("click", () => { chosen.clear(); showSel(); });
 
-  async function send(ev) {
-    const r = await post("/manual/api/events", ev);
+  async function send(ev, join) {
+    const r = await post("/manual/api/events", ev, { join });  // join: one Undo takes back the play and its player
     return r.ok;
   }
   playBtn.addEventListener("click", async () => {
     const cards = [...chosen];
     const by = document.getElementById("by").value;
     const ok = await send({ type: "cards_played", cards });
-    if (ok && by) await send({ type: "played_by", player: by });
+    if (ok && by) await send({ type: "played_by", player: by }, true);
     if (ok) { chosen.clear(); showSel(); }
   });
   document.getElementById("pot-cleared").addEventListener("click", () => send({ type: "pot_cleared" }));

@@ -1,17 +1,78 @@
 /* Set-up page: new game, rules in words, house presets, camera source, pot zone. */
 "use strict";
 (() => {
-  const { post, get, toast } = masta;
+  const { post, get, toast, h } = masta;
   const $ = (id) => document.getElementById(id);
+
+  /* House-rule tweaks: each rule of the chosen preset as a switch or a choice; what is
+     changed is written as a preset that extends it (the TOML below, which stays for files and
+     for anything the switches do not cover). */
+  let base = null;  // {name, switches} of the preset the switches start from
+  const sameValue = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  const tomlValue = (v) => (Array.isArray(v) ? "[" + v.map((x) => JSON.stringify(String(x))).join(", ") + "]"
+    : typeof v === "string" ? JSON.stringify(v) : String(v));  // JSON's string escapes are TOML's
+  const ranksOf = (text) => text.split(/[\s,]+/).map((x) => x.trim().toUpperCase()).filter(Boolean);
+
+  function control(sw, onchange) {
+    const id = "sw-" + (sw.rank ? sw.rank + "-" : "") + sw.key;
+    let input;
+    if (sw.kind === "bool") input = h("input", { type: "checkbox", id, checked: sw.now || null, role: "switch" });
+    else if (sw.kind === "choice") input = h("select", { id }, sw.choices.map((c) => h("option", { value: c }, c ? c.replace(/_/g, " ") : "(none)")));
+    else if (sw.kind === "int") input = h("input", { type: "number", id, min: 0, max: 99, style: "width:4.5em" });
+    else input = h("input", { type: "text", id, size: 12, placeholder: "ranks" });
+    if (sw.kind === "choice" || sw.kind === "int") input.value = String(sw.now);
+    if (sw.kind === "ranks") input.value = sw.now.join(" ");
+    const wrap = h("label", { class: "switch", for: id, "data-key": (sw.rank ? "ranks." + sw.rank + "." : "table.") + sw.key },
+      input, h("span", {}, h("b", {}, sw.label), h("span", { class: "what" }, sw.what)));
+    input.addEventListener("change", () => {
+      sw.now = sw.kind === "bool" ? input.checked : sw.kind === "int" ? Number(input.value) : sw.kind === "ranks" ? ranksOf(input.value) : input.value;
+      wrap.classList.toggle("changed", !sameValue(sw.now, sw.value));
+      onchange();
+    });
+    return wrap;
+  }
+
+  function drawSwitches(name, d) {
+    base = { name, table: d.table.map((x) => ({ ...x, now: x.value })),
+      ranks: d.ranks.map((r) => ({ ...r, fields: r.fields.map((x) => ({ ...x, rank: r.rank, now: x.value })) })) };
+    const write = () => { $("house-toml").value = houseToml(); };
+    $("switches").replaceChildren(
+      h("details", { class: "rank-rules table-rules" }, h("summary", {}, h("b", {}, "The table"), " ",
+        h("span", { class: "small muted" }, "dealing, who starts, picking up, Turbo, burning")),
+        h("div", { class: "switches" }, base.table.map((sw) => control(sw, write)))),
+      ...base.ranks.map((r) => h("details", { class: "rank-rules", "data-rank": r.rank },
+        h("summary", {}, h("b", {}, r.rank === "JK" ? "Joker" : r.rank), " ", h("span", { class: "small muted" }, r.words.join("; "))),
+        h("div", { class: "switches" }, r.fields.map((sw) => control(sw, write))))));
+    write();
+  }
+
+  /* The TOML of a preset extending the chosen one with what the switches changed. A changed
+     rank is written whole (a [ranks.X] replaces the base's), with its source sentence kept. */
+  function houseToml() {
+    const name = ($("house-name").value || "our-house").trim();
+    const lines = ["extends = " + JSON.stringify(base.name), "name = " + JSON.stringify(name), 'title = "Our house rules"', ""];
+    const table = base.table.filter((sw) => !sameValue(sw.now, sw.value));
+    lines.push("[table]", ...table.map((sw) => sw.key + " = " + tomlValue(sw.now)));
+    if (!table.length) lines.push("# switch a rule above, or write it here: voluntary_pickup = true");
+    for (const r of base.ranks) {
+      if (r.fields.every((sw) => sameValue(sw.now, sw.value))) continue;
+      lines.push("", "[ranks." + r.rank + "]", ...r.fields.filter((sw) => !sameValue(sw.now, sw.default))
+        .map((sw) => sw.key + " = " + tomlValue(sw.now)));
+      if (r.cite) lines.push("cite = " + JSON.stringify(r.cite));
+      if (r.cite && r.reading) lines.push("reading = " + JSON.stringify(r.reading));
+    }
+    return lines.join("\n") + "\n";
+  }
 
   async function showRules() {
     const name = $("preset").value;
     const r = await fetch("/setup/rules/" + encodeURIComponent(name) + ".json");
     const d = await r.json();
     $("words").textContent = r.ok ? d.words : d.error;
-    if (r.ok && !$("house-toml").value) $("house-toml").value = 'extends = "' + name + '"\nname = "our-house"\ntitle = "Our house rules"\n\n[table]\n# voluntary_pickup = true\n';
+    if (r.ok) drawSwitches(name, d.switches);
   }
   $("preset").addEventListener("change", showRules);
+  $("house-name").addEventListener("change", () => { if (base) $("house-toml").value = houseToml(); });
   showRules();
 
   $("game-form").addEventListener("submit", async (e) => {
