@@ -206,7 +206,8 @@ def test_waitress_refuses_a_large_upload_declared_or_chunked(tmp_path):
         srv.op("POST", "/setup/api/game", {"players": ["Ann", "Bob"]})
         n = len(srv.log())
         r = srv.op("POST", "/rulings/api/corrections", {"type": "note", "text": "x" * (3 << 20)})
-        assert r.status == 413 and "too large" in r.json()["error"]
+        # refused by waitress on the Content-Length alone, before the body is buffered (issue 56)
+        assert r.status == 413 and b"too large" in r.body.lower(), r.body[:200]
         # chunked: no Content-Length for the server to check up front
         conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
         chunks = (b'{"type": "note", "text": "' + b"x" * (1 << 20) for _ in range(3))
