@@ -61,7 +61,7 @@ def _event_ref(value: Any, log: list[dict], kinds: tuple[str, ...] | None = None
         seq = int(value)
         if isinstance(value, float) and not value.is_integer():
             raise ValueError
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise bad(f"event must be the number (seq) of an event in the log, not {value!r}") from None
     if not 1 <= seq <= len(log):
         raise bad(f"there is no event {seq} in this log (it has {len(log)} events)")
@@ -76,7 +76,7 @@ def _whole(value: Any, key: str) -> int:
         n = int(value)
         if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
             raise ValueError
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise bad(f"{key} must be a whole number, not {value!r}") from None
     if not 0 <= n <= 200:
         raise bad(f"{key} must be between 0 and 200")
@@ -131,7 +131,7 @@ def normalise(raw: Any, *, log: list[dict], players: list[str] | None, presets: 
             decks = int(raw.get("decks"))
             if isinstance(raw["decks"], bool) or (isinstance(raw["decks"], float) and not raw["decks"].is_integer()):
                 raise ValueError
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise bad("decks must be a whole number (1 or 2)") from None
         if not 1 <= decks <= 3:
             raise bad("decks must be 1, 2 or 3")

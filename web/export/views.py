@@ -24,7 +24,9 @@ def _evening_id() -> int:
     try:
         eid = int(raw)
     except ValueError:
-        raise ApiError(400, f"evening must be a number, not {raw!r}") from None
+        raise ApiError(400, f"evening must be a number, not {raw[:40]!r}") from None
+    if not 1 <= eid < 2 ** 63:
+        raise ApiError(400, f"evening must be the number of an evening (1, 2, ...), not {raw[:40]}")
     if store.evening(eid) is None:
         raise ApiError(404, f"there is no evening {eid}")
     return eid
