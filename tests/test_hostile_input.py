@@ -51,3 +51,29 @@ def test_export_with_an_evening_number_past_64_bits_is_a_400(tmp_path, value):
     r = c.get(f"/export/evening.jsonl?evening={value}", headers=OP)
     assert r.status_code in (400, 404), (r.status_code, r.data[:200])
     assert b"evening" in r.data
+
+
+@pytest.mark.parametrize("name", ["pyproject.toml", "pyproject", "README.md", "..%2Fpyproject.toml",
+                                  "%2Fetc%2Fhostname", "referee/presets/fr.toml", "fr.toml"])
+def test_rules_route_reads_presets_by_name_only(tmp_path, name, monkeypatch):
+    """A file of the server's working folder (or any path) is never opened: 404 and no file's keys."""
+    from pathlib import Path
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)  # where pyproject.toml lies
+    (tmp_path / "x.toml").write_text('extends = "fr"\n')
+    app = make_app(tmp_path)
+    r = app.test_client().get(f"/setup/rules/{name}.json")
+    assert r.status_code == 404, (r.status_code, r.data[:300])
+    assert b"[project]" not in r.data and b"build-system" not in r.data
+    assert "unknown preset" in r.json["error"] or "not found" in r.json["error"]
+
+
+def test_rules_route_serves_shipped_and_saved_presets(tmp_path):
+    app = make_app(tmp_path)
+    c = app.test_client()
+    assert c.get("/setup/rules/fr.json").status_code == 200
+    r = post(c, "/setup/api/preset", {"name": "ours", "toml": 'extends = "fr"\nname = "ours"\n'})
+    assert r.status_code == 201, r.json
+    r = c.get("/setup/rules/ours.json")
+    assert r.status_code == 200 and 'extends = "fr"' in r.json["toml"]
+    bad = post(c, "/setup/api/game", {"players": ["Ann", "Bob"], "preset": "pyproject.toml"})
+    assert bad.status_code == 400 and "unknown preset" in bad.json["error"]

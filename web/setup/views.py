@@ -27,7 +27,16 @@ def house_presets() -> dict[str, str]:
 
 
 def _resolve_preset(name: str) -> str:
-    return house_presets().get(name, name)
+    """A preset by its name only: a shipped one (its name) or one saved here (its file in the
+    presets folder). Anything else, a path or a file of the server's working folder included,
+    is refused: nothing outside those two is ever opened."""
+    shipped = rl.presets() or []
+    if name in shipped:
+        return name
+    house = house_presets()
+    if name in house:
+        return house[name]
+    raise ApiError(404, f"unknown preset {name[:60]!r}: use one of {', '.join([*shipped, *house])}")
 
 
 @bp.get("/")
@@ -43,7 +52,7 @@ def rules(name: str):
     """A preset's rules in plain words (the same text as `masta rules NAME`)."""
     try:
         words, toml = rl.preset_words(_resolve_preset(name))
-    except ValueError as exc:
+    except (ValueError, OSError) as exc:
         raise ApiError(404, str(exc)) from None
     return jsonify({"name": name, "words": words, "toml": toml})
 
@@ -56,7 +65,10 @@ def new_game():
     if isinstance(raw, dict):
         raw = dict(raw, type="setup")
         if raw.get("preset"):
-            raw["preset"] = _resolve_preset(str(raw["preset"]))
+            try:
+                raw["preset"] = _resolve_preset(str(raw["preset"]))
+            except ApiError as exc:
+                raise ApiError(400, exc.message) from None
     return created(table().submit(raw, source="operator", by=operator_name(), allowed=("setup",)))
 
 
