@@ -25,13 +25,20 @@ bp = Blueprint("auth", __name__, template_folder="templates")
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 
 
+def token_key(table: str) -> str:
+    """Where a table's operator token is saved: each table of a shared database has its own,
+    so the operator of one table cannot act on (or export) another's."""
+    return "operator_token" if table == "main" else f"operator_token:{table}"
+
+
 def ensure_secrets(store, config) -> tuple[str, str]:
     """(operator token, cookie signing key): from config, else saved, else made and saved."""
-    token = config.token or store.get_setting("operator_token")
+    key_name = token_key(config.table)
+    token = config.token or store.get_setting(key_name)
     if not token:
         token = secrets.token_urlsafe(18)
-    if store.get_setting("operator_token") != token:
-        store.set_setting("operator_token", token)
+    if store.get_setting(key_name) != token:
+        store.set_setting(key_name, token)
     key = store.get_setting("secret_key")
     if not key:
         key = secrets.token_hex(32)
