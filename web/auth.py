@@ -65,9 +65,19 @@ def is_operator() -> bool:
     return hmac.compare_digest(str(session.get("op", "")), _digest(_token()))
 
 
+def _shown(name: str | None, default: str) -> str:
+    """A name the operator gave, as events record it: cleaned (no control or format
+    characters, `web.validate.clean_name`), else `default`."""
+    from .validate import clean_name
+    try:
+        return clean_name(name or "", "a name")
+    except ApiError:
+        return default
+
+
 def operator_name() -> str:
     if header_token_ok():
-        return request.headers.get("X-Masta-By", "script")[:40] or "script"
+        return _shown(request.headers.get("X-Masta-By"), "script")
     return str(session.get("op_name") or "operator")
 
 
@@ -117,8 +127,7 @@ def _safe_next(target: str | None) -> str:
 def _sign_in(name: str | None) -> None:
     session.permanent = True
     session["op"] = _digest(_token())
-    name = (name or "").strip()[:40] or session.get("op_name") or "operator"
-    session["op_name"] = name
+    session["op_name"] = _shown((name or "")[:200], session.get("op_name") or "operator")
     csrf_token()
 
 

@@ -72,6 +72,18 @@ def game_slice(log: list[dict], game: int) -> list[dict]:
     return out
 
 
+#: what a spreadsheet runs as a formula when a cell starts with it
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value):
+    """A cell as a spreadsheet shows it: text it would run as a formula (a player named
+    `=HYPERLINK(...)`) is prefixed with ' so it stays text."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
 def _jsonl(events: list[dict], filename: str) -> Response:
     body = "".join(json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n" for e in events)
     return Response(body, mimetype="application/x-ndjson",
@@ -112,7 +124,7 @@ def standings_csv():
                 "best_masta_streak", "rating", "mu", "sigma"])
     for s in view.get("standings", []):
         r = ratings.get(s["player"], {})
-        w.writerow([s["player"], s["games"], s.get("MASTA", 0), s.get("VICE-MASTA", 0), s.get("PEUPLE", 0),
+        w.writerow([csv_cell(s["player"]), s["games"], s.get("MASTA", 0), s.get("VICE-MASTA", 0), s.get("PEUPLE", 0),
                     s.get("SHITHEAD", 0), s["average_place"], s.get("best_masta_streak", 0),
                     r.get("ordinal", ""), r.get("mu", ""), r.get("sigma", "")])
     return Response(buf.getvalue(), mimetype="text/csv",

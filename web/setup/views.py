@@ -144,10 +144,9 @@ def seat_zones():
     if len(seats) > MAX_SEATS:
         raise ApiError(400, f"at most {MAX_SEATS} seat zones")
     out = {}
+    from ..validate import clean_name
     for name, zone in seats.items():
-        name = str(name).strip()
-        if not 1 <= len(name) <= 40:
-            raise ApiError(400, "a seat's name is the player's name, 1 to 40 characters")
+        name = clean_name(name, "a seat's name (the player's name)")
         out[name] = _zone(zone, f"{name}'s side")
     current_app.extensions["masta.store"].set_setting("seat_zones", out)
     set_seats = current_app.extensions.get("masta.set_seats")
