@@ -62,8 +62,12 @@ def _config(args, **kw):
 def _build(config):
     from sqlalchemy.exc import ArgumentError, OperationalError
     from .app import create_app
+    from .store import StoreWriteError
     try:
         return create_app(config)
+    except StoreWriteError as exc:
+        raise ValueError(f"{exc}: masta records every event as it happens and cannot referee "
+                         f"without saving; use a writable --db or --data-dir") from None
     except ArgumentError as exc:
         raise ValueError(f"--db {config.db_url!r} is not a database URL: {exc}") from None
     except OperationalError as exc:
