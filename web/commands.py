@@ -126,12 +126,23 @@ def _run(app, config, lines: list[str]) -> int:
     return 0
 
 
-def _camera(app, source: str | None, deck=None, **kw) -> list[str]:
+def _camera(app, source: str | None, deck=None, saved: bool = False, **kw) -> list[str]:
     """Start the pipeline on `source` if a detector is available; say what happens either way.
-    `deck`: a `vision.deck_memory.DeckMemory` to read with."""
-    from .camera import CameraRunner, attach_camera, find_model, load_detector
+    `deck`: a `vision.deck_memory.DeckMemory` to read with. `saved`: the source was saved from
+    Set-up (not given with --source): if it cannot be opened, the server starts without a
+    camera and says so, rather than refusing to start."""
+    from .camera import CameraRunner, attach_camera, find_model, load_detector, mask_source
     if not source:
         return ["no camera (--source): enter plays on the manual-entry page /manual/"]
+    if saved:
+        from vision.source import open_source
+        try:
+            open_source(source).release()
+        except (ValueError, OSError) as exc:
+            why = mask_source(f"the camera saved in Set-up ({source[:200]!r}) cannot be opened: {str(exc)[:300]}")
+            app.extensions["masta.frames"].status = f"{why}; no camera: enter plays by hand"
+            return [f"{why}; serving without a camera: enter plays on /manual/, or choose another "
+                    f"camera under Set-up, Camera"]
     model = find_model()
     if model is None:
         app.extensions["masta.frames"].status = "no trained card detector in models/: enter plays by hand"
@@ -152,7 +163,8 @@ def _camera(app, source: str | None, deck=None, **kw) -> list[str]:
     except (ImportError, ValueError, OSError) as exc:  # includes FileNotFoundError
         return said + [f"cannot load the card detector {model}: {exc}; enter plays on /manual/"]
     attach_camera(app, detector, source, **kw)
-    return said + [f"watching {source} with {model.name}" + (f" and the taught deck {deck.name!r}" if deck else "")]
+    from .camera import mask_source
+    return said + [f"watching {mask_source(source)} with {model.name}" + (f" and the taught deck {deck.name!r}" if deck else "")]
 
 
 def serve(args) -> int:
@@ -179,7 +191,7 @@ def serve(args) -> int:
         from .deck_teacher import saved_deck
         deck, problem = saved_deck(app)
         said = [problem] if problem else []
-    return _run(app, config, said + _camera(app, source, deck))
+    return _run(app, config, said + _camera(app, source, deck, saved=args.source is None))
 
 
 def find_demo() -> tuple[Path | None, Path | None]:

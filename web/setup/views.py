@@ -6,7 +6,8 @@ import re
 from flask import Blueprint, current_app, jsonify, render_template
 
 from .. import referee_link as rl
-from ..auth import operator_name, operator_required
+from ..auth import is_operator, operator_name, operator_required
+from ..camera import MAX_SOURCE, mask_source
 from ..errors import ApiError
 from ..pages import created, payload, table
 
@@ -42,8 +43,10 @@ def _resolve_preset(name: str) -> str:
 @bp.get("/")
 def page():
     store = current_app.extensions["masta.store"]
+    source = store.get_setting("camera_source", _config().source)
     return render_template("setup/page.html", state=table().view(), presets=rl.presets() or ["fr"],
-                           house=list(house_presets()), source=store.get_setting("camera_source", _config().source),
+                           house=list(house_presets()),
+                           source=source if is_operator() else mask_source(source),
                            zone=store.get_setting("pot_zone"), seats=store.get_setting("seat_zones") or {})
 
 
@@ -106,12 +109,35 @@ def save_preset():
 def camera():
     """The camera source: a webcam index, a video file, or a stream URL; empty for manual entry."""
     raw = payload()
-    src = str((raw or {}).get("source", "")).strip() if isinstance(raw, dict) else ""
+    src = (raw or {}).get("source", "") if isinstance(raw, dict) else ""
+    src = src.strip() if isinstance(src, str) else str(src)
+    if len(src) > MAX_SOURCE:
+        raise ApiError(400, f"a camera source is at most {MAX_SOURCE} characters (this one has {len(src)}): "
+                            f"give a webcam index such as 0, a video file or a stream URL")
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in src):
+        raise ApiError(400, "a camera source holds no control characters: give a webcam index such as 0, "
+                            "a video file or a stream URL")
     store = current_app.extensions["masta.store"]
-    store.set_setting("camera_source", src or None)
     restart = current_app.extensions.get("masta.restart_camera")
-    message = restart(src or None) if restart else "saved; it is used the next time the server starts"
+    if restart:  # refused (400) when it cannot be opened: then nothing is saved, the old camera goes on
+        message = restart(src or None)
+    else:
+        if src:
+            check_source(src)
+        message = "saved; it is used the next time the server starts"
+    store.set_setting("camera_source", src or None)  # only what opened
     return created({"source": src or None, "message": message})
+
+
+def check_source(src: str) -> None:
+    """Refuse (400) a source that cannot be opened now: a missing or unreadable video file, an
+    empty image folder. A webcam or a stream that is not there yet is retried once it runs."""
+    from vision.source import open_source
+    try:
+        opened = open_source(src)
+    except (ValueError, OSError) as exc:
+        raise ApiError(400, mask_source(f"cannot open camera {src[:200]!r}: {str(exc)[:300]}")) from None
+    opened.release()
 
 
 @bp.post("/api/pot-zone")
