@@ -318,8 +318,9 @@ def test_order_and_one_vote_per_player(client, app):
     voter.get("/evening/")
     with voter.session_transaction() as s:
         csrf = s["csrf"]
-    r = voter.post("/evening/api/vote", json={"order": seq, "player": "Ann", "serves": True},
-                   headers={"X-CSRF-Token": csrf})
+    from helpers_web import code_for
+    r = voter.post("/evening/api/vote", json={"order": seq, "player": "Ann", "serves": True,
+                                              "code": code_for(app, "Ann")}, headers={"X-CSRF-Token": csrf})
     assert r.status_code == 201, r.json
     before = n_events(app)
     twice = voter.post("/evening/api/vote", json={"order": seq, "player": "Ann", "serves": False},
