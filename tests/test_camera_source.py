@@ -118,3 +118,17 @@ def test_a_saved_source_that_fails_is_reported_and_the_server_starts_without_a_c
         r = srv.op("POST", "/manual/api/events", {"type": "cards_played", "cards": ["6H"]})
         assert r.status == 201  # manual entry works
         assert request(srv.port, "GET", "/setup/").status == 200
+
+
+def test_a_100_kb_source_on_the_command_line_is_a_clear_error(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    from helpers_server import free_port
+    out = subprocess.run([sys.executable, "-m", "masta", "serve", "--port", str(free_port()), "--data-dir", str(tmp_path),
+                          "--source", "x" * 100_000], cwd=Path(__file__).resolve().parent.parent,
+                         capture_output=True, text=True, timeout=60, env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    assert out.returncode == 2, out.stderr[-500:]
+    assert "Traceback" not in out.stderr and "masta serve: error:" in out.stderr, out.stderr[-500:]
+    assert "cannot open camera" in out.stderr and len(out.stderr) < 2000

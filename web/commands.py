@@ -162,8 +162,10 @@ def _camera(app, source: str | None, deck=None, saved: bool = False, **kw) -> li
             detector = load_detector(model)
     except (ImportError, ValueError, OSError) as exc:  # includes FileNotFoundError
         return said + [f"cannot load the card detector {model}: {exc}; enter plays on /manual/"]
-    attach_camera(app, detector, source, **kw)
-    from .camera import mask_source
+    try:
+        attach_camera(app, detector, source, **kw)
+    except OSError as exc:  # a name too long for a file, a device refused: said, not a traceback
+        raise ValueError(mask_source(f"cannot open camera {source[:200]!r}: {exc.strerror or exc}")) from None
     return said + [f"watching {mask_source(source)} with {model.name}" + (f" and the taught deck {deck.name!r}" if deck else "")]
 
 

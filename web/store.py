@@ -143,7 +143,7 @@ class Store:
 
     # --- evenings -------------------------------------------------------------------
     def new_evening(self, name: str | None = None, table: str = "main") -> int:
-        with self.engine.begin() as conn:
+        with self._writing("the new evening"), self.engine.begin() as conn:
             now = time.time()
             name = name or time.strftime("Evening of %Y-%m-%d", time.localtime(now))
             return int(conn.execute(insert(evenings).values(name=name, created=now, table_name=table))
