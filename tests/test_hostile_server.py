@@ -172,3 +172,22 @@ def test_one_address_cannot_take_every_live_update_slot(app):
         assert http_from("127.0.0.2", srv.port, "GET", "/live/state.json")[0] == 200
         for c in held:
             c.close()
+
+
+def test_an_open_event_stream_is_not_idle(app):
+    """A page's stream sends nothing for longer than the idle limit (no event, keep-alives every
+    15 s): it stays open, and the next event reaches it."""
+    with BackgroundServer(app, threads=8, idle_s=1, cleanup_interval=0.2) as srv:
+        c = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10, source_address=("127.0.0.2", 0))
+        c.request("GET", "/stream")
+        r = c.getresponse()
+        assert r.status == 200
+        assert b"retry" in r.fp.readline() + r.fp.readline()
+        time.sleep(3)
+        app.extensions["masta.broadcaster"].publish("update", {"after": "the idle limit"})
+        got = b""
+        while b"the idle limit" not in got:
+            line = r.fp.readline()
+            assert line, "the stream was closed"
+            got += line
+        c.close()
