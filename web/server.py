@@ -11,7 +11,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 
+from waitress.adjustments import Adjustments
 from waitress.server import TcpWSGIServer, create_server
+from waitress.task import ThreadedTaskDispatcher
 
 #: seconds a connection may sit without sending or receiving before it is closed (a page's
 #: event stream is never idle: it has a request running and keep-alives every 15 s)
@@ -35,28 +37,29 @@ def make_server(app, host: str = "127.0.0.1", port: int = 8000, threads: int = 6
 
     Each open page's event stream holds one worker thread, hence the many threads.
     """
-    server = create_server(app, host=host, port=port, threads=threads,
-                           channel_timeout=idle_s, connection_limit=connection_limit, ident="masta",
-                           cleanup_interval=cleanup_interval or max(1, min(5, idle_s / 2)),
-                           max_request_body_size=MAX_BODY,
-                           clear_untrusted_proxy_headers=True,
-                           outbuf_high_watermark=OUTBUF_ROTATE)
-    if isinstance(server, TcpWSGIServer):  # one listening socket (a list of hosts stays as waitress made it)
-        server.__class__ = GuardedServer
-        server.per_address = per_address
-        server.trusted = frozenset(trusted)
-        server.shed = 0
-        server.refused = 0
-    return server
+    kw = dict(host=host, port=port, threads=threads, channel_timeout=idle_s,
+              connection_limit=connection_limit, ident="masta",
+              cleanup_interval=cleanup_interval or max(1, min(5, idle_s / 2)),
+              max_request_body_size=MAX_BODY, clear_untrusted_proxy_headers=True,
+              outbuf_high_watermark=OUTBUF_ROTATE)
+    adj = Adjustments(**kw)
+    if len(adj.listen) != 1:  # several addresses for one host name: waitress' own servers, uncapped
+        return create_server(app, **kw)
+    dispatcher = ThreadedTaskDispatcher()
+    dispatcher.set_thread_count(adj.threads)
+    return GuardedServer(app, {}, dispatcher=dispatcher, adj=adj, sockinfo=adj.listen[0],
+                         per_address=per_address, trusted=trusted)
 
 
 class GuardedServer(TcpWSGIServer):
     """waitress' server with a per-address cap and idle connections shed when full."""
 
-    per_address: int = PER_ADDRESS
-    trusted: frozenset[str] = frozenset(TRUSTED)
-    shed: int = 0  # idle connections closed to make room
-    refused: int = 0  # connections closed at once: their address held too many
+    def __init__(self, *a, per_address: int = PER_ADDRESS, trusted: Iterable[str] = TRUSTED, **kw):
+        self.per_address = per_address
+        self.trusted = frozenset(trusted)
+        self.shed = 0  # idle connections closed to make room
+        self.refused = 0  # connections closed at once: their address held too many
+        super().__init__(*a, **kw)
 
     def readable(self) -> bool:
         # waitress stops accepting at the connection limit; close the longest-idle ones instead
