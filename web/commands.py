@@ -134,8 +134,8 @@ def _camera(app, source: str | None, deck=None, saved: bool = False, **kw) -> li
     from .camera import CameraRunner, attach_camera, find_model, load_detector, mask_source
     if not source:
         return ["no camera (--source): enter plays on the manual-entry page /manual/"]
-    if saved:
-        from vision.source import open_source
+    from vision.source import describe, open_source
+    if saved and describe(source) in ("video", "folder"):  # a webcam or a stream is retried as it runs
         try:
             open_source(source).release()
         except (ValueError, OSError) as exc:

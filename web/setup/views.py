@@ -132,7 +132,9 @@ def camera():
 def check_source(src: str) -> None:
     """Refuse (400) a source that cannot be opened now: a missing or unreadable video file, an
     empty image folder. A webcam or a stream that is not there yet is retried once it runs."""
-    from vision.source import open_source
+    from vision.source import describe, open_source
+    if describe(src) not in ("video", "folder"):  # opened (and retried) when the server starts
+        return
     try:
         opened = open_source(src)
     except (ValueError, OSError) as exc:
