@@ -4,7 +4,9 @@ a new device, not a new voter; a phone's vote keeps no `meta` of its own."""
 from __future__ import annotations
 
 import json
+import os
 
+import pytest
 from helpers_web import code_for, game_over_app, phone, snapshot
 from test_web import OP, post
 
@@ -86,3 +88,63 @@ def test_a_phones_vote_keeps_no_meta_but_its_request_id(tmp_path):
     assert len(pushed) < 100_000 and "operator (Op)" not in pushed
     again = vote(voter, h, seq, "Cy", meta={"rid": "r-1"})  # resent: the same event, not a second
     assert again.status_code == 201 and again.json["event"]["seq"] == ev["seq"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.exists("/usr/bin/chromium"), reason="/usr/bin/chromium is absent")
+def test_a_phone_asks_for_the_code_once_and_the_operator_page_lists_them(tmp_path):
+    """In chromium: the operator's Evening page lists the codes; a phone's first vote asks for
+    its player's code, the next one does not."""
+    import urllib.request
+
+    from playwright.sync_api import expect, sync_playwright
+    from test_web import TOKEN
+
+    from web.server import BackgroundServer
+
+    app = game_over_app(tmp_path)
+    seq = _order(app)
+
+    def votes(order: int) -> dict:
+        data = json.loads(urllib.request.urlopen(f"{srv.url}/evening/data.json", timeout=10).read())
+        return next(o for o in data["orders"] if o["seq"] == order)["votes"]
+
+    with BackgroundServer(app, threads=16) as srv, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
+                                    args=["--headless", "--no-sandbox", "--disable-gpu"])
+        try:
+            op = browser.new_page()
+            op.set_default_timeout(10_000)
+            op.goto(f"{srv.url}/auth?token={TOKEN}&name=Op&next=/evening/")
+            expect(op.locator(".voter-codes")).to_contain_text(code_for(app, "Cy"))
+            phone_ = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+            phone_.set_default_timeout(10_000)
+            asked: list[str] = []
+
+            def answer(dialog):
+                asked.append(dialog.message)
+                dialog.accept(code_for(app, "Cy").lower())
+            phone_.on("dialog", answer)
+            phone_.goto(f"{srv.url}/evening/")
+            expect(phone_.locator(".voter-codes")).to_have_count(0)
+            box = phone_.locator(".order").first
+            box.locator("select").select_option("Cy")
+            box.locator(".vote-yes").click()
+            for _ in range(100):
+                if votes(seq):
+                    break
+                phone_.wait_for_timeout(100)
+            assert votes(seq) == {"Cy": True} and len(asked) == 1 and "Cy" in asked[0]
+            seq2 = _order(app)
+            box = phone_.locator(".order").first
+            expect(box).to_contain_text("vote open")
+            expect(box.locator("select option")).to_have_count(2)
+            box.locator("select").select_option("Cy")
+            box.locator(".vote-no").click()
+            for _ in range(100):
+                if votes(seq2):
+                    break
+                phone_.wait_for_timeout(100)
+            assert votes(seq2) == {"Cy": False} and len(asked) == 1  # not asked again
+        finally:
+            browser.close()
