@@ -92,3 +92,12 @@ def test_a_commit_refused_for_a_full_disk_says_so_and_keeps_what_is_stored(tmp_p
         assert "disk is full" in r.json["error"]
     exported = [json.loads(x) for x in c.get("/export/evening.jsonl", headers=OP).data.decode().splitlines()]
     assert exported == stored
+
+
+def test_serve_refuses_a_data_folder_it_cannot_make_with_a_clear_message(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    out = subprocess.run([sys.executable, "-m", "masta", "serve", "--port", "1", "--data-dir", str(blocker / "data")],
+                         cwd=ROOT, capture_output=True, text=True, timeout=30, env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "cannot use the data folder" in out.stderr and "Traceback" not in out.stderr, out.stderr

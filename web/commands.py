@@ -68,6 +68,9 @@ def _build(config):
     except StoreWriteError as exc:
         raise ValueError(f"{exc}: masta records every event as it happens and cannot referee "
                          f"without saving; use a writable --db or --data-dir") from None
+    except (PermissionError, NotADirectoryError, FileExistsError) as exc:  # the data folder itself
+        raise ValueError(f"cannot use the data folder {config.data_dir}: {exc.strerror or exc} "
+                         f"({exc.filename}); give a writable --data-dir") from None
     except ArgumentError as exc:
         raise ValueError(f"--db {config.db_url!r} is not a database URL: {exc}") from None
     except OperationalError as exc:
