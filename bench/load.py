@@ -5,8 +5,8 @@ against one `masta serve` (waitress + SQLite file) on loopback.
 
 Each phone is its own device (cookie session, CSRF token from the page) holding the live
 event stream open (/stream) and, after every game, voting on the MASTA's order for the
-player it belongs to (two or more phones claim each name, so the server must refuse the
-extra ones). The operator posts whole bot games (referee.camera_stream) back to back as
+player it belongs to, with that player's voting code from the operator (two or more phones
+claim each name, so the server must refuse the extra ones). The operator posts whole bot games (referee.camera_stream) back to back as
 fast as the server takes them, with a correction or a note every 7th event, then the
 order. Reported: events per second committed, latency from an event's POST to every open
 page having it (median, p95, p99, max), vote latency, and the checks: no event lost or
@@ -55,6 +55,7 @@ class Phone(threading.Thread):
         self.out_of_order = 0
         self.ready = threading.Event()
         self.votes: list[tuple[int, int, float]] = []  # (order, status, seconds)
+        self.code = ""  # the player's voting code, handed out by the operator (its Evening page)
 
     def run(self) -> None:
         c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
@@ -72,7 +73,8 @@ class Phone(threading.Thread):
 
     def vote(self, order: int, serves: bool) -> int:
         t0 = time.perf_counter()
-        r = request(self.port, "POST", "/evening/api/vote", {"order": order, "player": self.name, "serves": serves},
+        r = request(self.port, "POST", "/evening/api/vote",
+                    {"order": order, "player": self.name, "serves": serves, "code": self.code},
                     headers={"Cookie": self.cookie, "X-CSRF-Token": self.csrf})
         self.votes.append((order, r.status, time.perf_counter() - t0))
         return r.status
@@ -136,6 +138,9 @@ def main() -> int:
             order = r.json()["event"]["seq"]
             sent[order] = time.perf_counter()
             accepted += 1
+            codes = srv.op("GET", "/evening/data.json").json().get("voter_codes", {})
+            for p in phones:
+                p.code = codes.get(p.name, "")
             barrier = threading.Barrier(len(phones))
             results: list[tuple[Phone, int]] = []
 

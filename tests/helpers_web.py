@@ -27,7 +27,8 @@ OPERATOR_ROUTES = {
 PUBLIC_ROUTES = {
     "/auth": "signs a device in: the token is the body itself (a wrong one is 403)",
     "/auth/logout": "signs this device out only (CSRF-checked)",
-    "/evening/api/vote": "anyone votes from their phone (CSRF-checked, one name per phone)",
+    "/evening/api/vote": "anyone votes from their phone (CSRF-checked, one name per phone, proven by "
+                         "the player's voting code)",
 }
 CHANGING = {"POST", "PUT", "PATCH", "DELETE"}
 
@@ -71,3 +72,9 @@ def phone(app):
     return c, {"X-CSRF-Token": csrf}
 
 
+
+
+def code_for(app, player: str) -> str:
+    """`player`'s voting code this evening, as the operator's Evening page shows it."""
+    from web.evening.views import voter_code
+    return voter_code(app, app.extensions["masta.table"].evening_id, player)

@@ -17,7 +17,8 @@ import pytest
 from flask.sessions import SecureCookieSessionInterface
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from helpers_web import CHANGING, OPERATOR_ROUTES, PUBLIC_ROUTES, game_over_app, phone, play_four_player_game, snapshot
+from helpers_web import (CHANGING, OPERATOR_ROUTES, PUBLIC_ROUTES, code_for, game_over_app, phone,
+                         play_four_player_game, snapshot)
 from test_web import OP, TOKEN, make_app, n_events, post, setup_game
 
 def test_the_route_lists_cover_every_state_changing_route(tmp_path):
@@ -63,14 +64,18 @@ def test_a_vote_cannot_be_cast_for_someone_else(tmp_path):
     seq = order.json["event"]["seq"]
     anns, h1 = phone(app)
     mallory, h2 = phone(app)
-    assert anns.post("/evening/api/vote", json={"order": seq, "player": "Ann", "serves": True},
-                     headers=h1).status_code == 201
+    assert anns.post("/evening/api/vote", json={"order": seq, "player": "Ann", "serves": True,
+                                                "code": code_for(app, "Ann")}, headers=h1).status_code == 201
     before = snapshot(app)
-    r = anns.post("/evening/api/vote", json={"order": seq, "player": "Cy", "serves": True}, headers=h1)
+    r = anns.post("/evening/api/vote", json={"order": seq, "player": "Cy", "serves": True,
+                                             "code": code_for(app, "Cy")}, headers=h1)
     assert r.status_code == 403 and "cannot vote for Cy" in r.json["error"]
     assert snapshot(app) == before
     r = mallory.post("/evening/api/vote", json={"order": seq, "player": "Cy", "serves": False}, headers=h2)
-    assert r.status_code == 201  # Cy, from their own phone
+    assert r.status_code == 403 and "voting code" in r.json["error"]  # no code: not proven to be Cy
+    r = mallory.post("/evening/api/vote", json={"order": seq, "player": "Cy", "serves": False,
+                                                "code": code_for(app, "Cy").lower()}, headers=h2)
+    assert r.status_code == 201  # Cy, from their own phone, with their code
     assert c.get("/evening/data.json").json["orders"][0]["votes"] == {"Ann": True, "Cy": False}
     # the next game's order: Cy's phone cannot speak for Ann, nor Ann's for Cy
     play_four_player_game(c)
@@ -80,9 +85,9 @@ def test_a_vote_cannot_be_cast_for_someone_else(tmp_path):
     assert r.status_code == 403 and "cannot vote for Ann" in r.json["error"]
     r = anns.post("/evening/api/vote", json={"order": seq2, "player": "Cy", "serves": True}, headers=h1)
     assert r.status_code == 403 and "cannot vote for Cy" in r.json["error"]
-    fresh, h3 = phone(app)  # a new phone cannot take Ann's name either
+    fresh, h3 = phone(app)  # a new phone cannot take Ann's name either, without Ann's code
     r = fresh.post("/evening/api/vote", json={"order": seq2, "player": "Ann", "serves": False}, headers=h3)
-    assert r.status_code == 403 and "another phone" in r.json["error"]
+    assert r.status_code == 403 and "Ann's voting code" in r.json["error"]
     assert snapshot(app) == before
     # the operator may record the vote of a player whose phone is gone; the log says who did
     r = post(c, "/evening/api/vote", {"order": seq2, "player": "Ann", "serves": True},
@@ -95,8 +100,8 @@ def test_a_vote_cannot_be_cast_twice_even_at_once(tmp_path):
     c = app.test_client()
     seq = post(c, "/evening/api/events", {"type": "order", "player": "Bob", "text": "dance"}).json["event"]["seq"]
     voter, h = phone(app)
-    assert voter.post("/evening/api/vote", json={"order": seq, "player": "Cy", "serves": True},
-                      headers=h).status_code == 201
+    assert voter.post("/evening/api/vote", json={"order": seq, "player": "Cy", "serves": True,
+                                                 "code": code_for(app, "Cy")}, headers=h).status_code == 201
     again = voter.post("/evening/api/vote", json={"order": seq, "player": "Cy", "serves": False}, headers=h)
     assert again.status_code == 400 and "already voted" in again.json["error"]
     # ten phones and the operator race for Ann's vote: exactly one is counted
@@ -105,7 +110,8 @@ def test_a_vote_cannot_be_cast_twice_even_at_once(tmp_path):
 
     def cast(p):
         client, headers = p
-        answers.append(client.post("/evening/api/vote", json={"order": seq, "player": "Ann", "serves": True},
+        answers.append(client.post("/evening/api/vote", json={"order": seq, "player": "Ann", "serves": True,
+                                                               "code": code_for(app, "Ann")},
                                    headers=headers).status_code)
     threads = [threading.Thread(target=cast, args=(p,)) for p in phones]
     threads.append(threading.Thread(target=lambda: answers.append(
@@ -205,8 +211,21 @@ def test_waitress_refuses_a_large_upload_declared_or_chunked(tmp_path):
     with Serve(tmp_path) as srv:
         srv.op("POST", "/setup/api/game", {"players": ["Ann", "Bob"]})
         n = len(srv.log())
-        r = srv.op("POST", "/rulings/api/corrections", {"type": "note", "text": "x" * (3 << 20)})
-        assert r.status == 413 and "too large" in r.json()["error"]
+        # refused by waitress on the Content-Length alone, before the body is buffered (issue 56):
+        # the answer may come (and the connection close) while the body is still being sent
+        big = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
+        big.putrequest("POST", "/rulings/api/corrections")
+        for k, v in {"Content-Type": "application/json", "X-Masta-Token": srv.token,
+                     "Content-Length": str(3 << 20)}.items():
+            big.putheader(k, v)
+        big.endheaders()
+        try:
+            big.send(b'{"type": "note", "text": "' + b"x" * (3 << 20))
+        except OSError:
+            pass
+        r = big.getresponse()
+        assert r.status == 413 and b"too large" in r.read().lower()
+        big.close()
         # chunked: no Content-Length for the server to check up front
         conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
         chunks = (b'{"type": "note", "text": "' + b"x" * (1 << 20) for _ in range(3))

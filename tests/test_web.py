@@ -319,8 +319,9 @@ def test_order_and_one_vote_per_player(client, app):
     voter.get("/evening/")
     with voter.session_transaction() as s:
         csrf = s["csrf"]
-    r = voter.post("/evening/api/vote", json={"order": seq, "player": "Ann", "serves": True},
-                   headers={"X-CSRF-Token": csrf})
+    from helpers_web import code_for
+    r = voter.post("/evening/api/vote", json={"order": seq, "player": "Ann", "serves": True,
+                                              "code": code_for(app, "Ann")}, headers={"X-CSRF-Token": csrf})
     assert r.status_code == 201, r.json
     before = n_events(app)
     twice = voter.post("/evening/api/vote", json={"order": seq, "player": "Ann", "serves": False},
@@ -493,7 +494,7 @@ def test_new_evening_keeps_the_old_one(app, client):
     r = post(client, "/setup/api/evening", {"name": "Friday"})
     assert r.status_code == 201 and r.json["evening"] != old
     assert client.get("/live/state.json").json["players"] == []
-    assert client.get(f"/export/evening.jsonl?evening={old}").data.count(b"\n") == 1
+    assert client.get(f"/export/evening.jsonl?evening={old}", headers=OP).data.count(b"\n") == 1
 
 
 def test_export_logs_replay_and_standings_csv(client):
@@ -522,7 +523,7 @@ def test_export_logs_replay_and_standings_csv(client):
     rows = list(csv.DictReader(io.StringIO(client.get("/export/standings.csv").data.decode())))
     assert [r["player"] for r in rows] == ["Bob", "Ann", "Cy"] and rows[0]["MASTA"] == "1"
     assert client.get("/export/standings.csv?evening=abc").status_code == 400
-    assert client.get("/export/evening.jsonl?evening=99").status_code == 404
+    assert client.get("/export/evening.jsonl?evening=99", headers=OP).status_code == 404
 
 
 def test_evidence_is_served_only_from_the_evidence_folder(app, client, tmp_path):

@@ -12,7 +12,7 @@ from .errors import ApiError, error_response
 from .events_stream import Broadcaster
 from .events_stream import bp as stream_bp
 from .frames import FrameHub
-from .store import Store
+from .store import Store, StoreWriteError
 from .table_service import TableService
 
 
@@ -23,6 +23,7 @@ def create_app(config: Config | None = None, store: Store | None = None) -> Flas
     config.evidence_dir.mkdir(parents=True, exist_ok=True)
     app = Flask(__name__, static_folder="static", static_url_path="/static")
     store = store or Store(config.database_url)
+    store.check_writable()  # StoreWriteError: `masta serve` says why and exits 2
     token, secret = auth.ensure_secrets(store, config)
     app.config.update(
         MASTA=config,
@@ -64,6 +65,10 @@ def create_app(config: Config | None = None, store: Store | None = None) -> Flas
     @app.errorhandler(ApiError)
     def _api_error(exc: ApiError):
         return error_response(exc.status, exc.message)
+
+    @app.errorhandler(StoreWriteError)
+    def _not_saved(exc: StoreWriteError):
+        return error_response(503, str(exc))
 
     @app.errorhandler(413)
     def _too_large(exc):

@@ -25,13 +25,20 @@ bp = Blueprint("auth", __name__, template_folder="templates")
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 
 
+def token_key(table: str) -> str:
+    """Where a table's operator token is saved: each table of a shared database has its own,
+    so the operator of one table cannot act on (or export) another's."""
+    return "operator_token" if table == "main" else f"operator_token:{table}"
+
+
 def ensure_secrets(store, config) -> tuple[str, str]:
     """(operator token, cookie signing key): from config, else saved, else made and saved."""
-    token = config.token or store.get_setting("operator_token")
+    key_name = token_key(config.table)
+    token = config.token or store.get_setting(key_name)
     if not token:
         token = secrets.token_urlsafe(18)
-    if store.get_setting("operator_token") != token:
-        store.set_setting("operator_token", token)
+    if store.get_setting(key_name) != token:
+        store.set_setting(key_name, token)
     key = store.get_setting("secret_key")
     if not key:
         key = secrets.token_hex(32)
@@ -58,9 +65,19 @@ def is_operator() -> bool:
     return hmac.compare_digest(str(session.get("op", "")), _digest(_token()))
 
 
+def _shown(name: str | None, default: str) -> str:
+    """A name the operator gave, as events record it: cleaned (no control or format
+    characters, `web.validate.clean_name`), else `default`."""
+    from .validate import clean_name
+    try:
+        return clean_name(name or "", "a name")
+    except ApiError:
+        return default
+
+
 def operator_name() -> str:
     if header_token_ok():
-        return request.headers.get("X-Masta-By", "script")[:40] or "script"
+        return _shown(request.headers.get("X-Masta-By"), "script")
     return str(session.get("op_name") or "operator")
 
 
@@ -116,8 +133,7 @@ def _safe_next(target: str | None) -> str:
 def _sign_in(name: str | None) -> None:
     session.permanent = True
     session["op"] = _digest(_token())
-    name = (name or "").strip()[:40] or session.get("op_name") or "operator"
-    session["op_name"] = name
+    session["op_name"] = _shown((name or "")[:200], session.get("op_name") or "operator")
     csrf_token()
 
 

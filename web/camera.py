@@ -7,6 +7,7 @@ page and the manual-entry page. Its API is documented in vision/pipeline.py.
 from __future__ import annotations
 
 import collections
+import re
 import threading
 import time
 from pathlib import Path
@@ -21,6 +22,24 @@ from .table_service import TableService
 #: vision.detector's default: the index detector, with card_index_classifier.onnx beside it.
 MODEL = "models/card_index_detector.onnx"
 CLASSIFIER = "models/card_index_classifier.onnx"
+
+
+#: a URL's user:password@ (the password is masked), and query values that are secrets
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^/\s:@]*:)([^@\s/]+)@")
+_SECRET_QUERY = re.compile(r"(?i)([?&;](?:pass(?:word)?|pwd|token|key|secret|auth|sig(?:nature)?)=)([^&;#\s]+)")
+
+
+def mask_source(text: Any) -> Any:
+    """`text` with every camera password masked (rtsp://admin:***@host/stream, ?token=***):
+    what spectators, pages, pushes and the console see of a source. The operator's set-up
+    form alone shows the source as typed."""
+    if not isinstance(text, str):
+        return text
+    return _SECRET_QUERY.sub(r"\1***", _USERINFO.sub(r"\1***@", text))
+
+
+#: the longest camera source the set-up page takes (a stream URL with its token fits)
+MAX_SOURCE = 2000
 
 
 def find_model(root: Path | None = None) -> Path | None:
@@ -113,8 +132,14 @@ class CameraRunner:
         self.errors: collections.deque[str] = collections.deque(maxlen=100)
         self.history: collections.deque[tuple[float, str]] = collections.deque(maxlen=100)
 
+    @property
+    def shown_source(self) -> str | None:
+        """The source as pages show it: its password masked."""
+        return mask_source(self.source)
+
     def report(self, message: str) -> None:
-        """Say `message` on the live page (and push it to every open page)."""
+        """Say `message` on the live page (and push it to every open page), passwords masked."""
+        message = mask_source(message)
         self.frames.status = message
         self.history.append((time.time(), message))
         self.table.broadcaster.publish("camera", {"status": message, "t": time.time(),
@@ -189,7 +214,7 @@ class CameraRunner:
         run.start()
         snap.start()
         self.report(f"camera {source}: starting")
-        return f"watching {source}"
+        return f"watching {mask_source(source)}"
 
     def _run(self, pipe: Any, stop: threading.Event) -> None:
         said = None
@@ -237,8 +262,8 @@ class CameraRunner:
             return "camera off: enter plays on the manual entry page"
         try:
             return self.start(source)
-        except (ValueError, FileNotFoundError) as exc:
-            raise ApiError(400, f"cannot open camera {source!r}: {exc}") from None
+        except (ValueError, OSError) as exc:  # OSError: a name too long for a file, a device refused
+            raise ApiError(400, mask_source(f"cannot open camera {source[:200]!r}: {str(exc)[:300]}")) from None
 
 
 def attach_camera(app, detector: Any, source: str | None, **kw) -> CameraRunner:

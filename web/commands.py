@@ -62,8 +62,15 @@ def _config(args, **kw):
 def _build(config):
     from sqlalchemy.exc import ArgumentError, OperationalError
     from .app import create_app
+    from .store import StoreWriteError
     try:
         return create_app(config)
+    except StoreWriteError as exc:
+        raise ValueError(f"{exc}: masta records every event as it happens and cannot referee "
+                         f"without saving; use a writable --db or --data-dir") from None
+    except (PermissionError, NotADirectoryError, FileExistsError) as exc:  # the data folder itself
+        raise ValueError(f"cannot use the data folder {config.data_dir}: {exc.strerror or exc} "
+                         f"({exc.filename}); give a writable --data-dir") from None
     except ArgumentError as exc:
         raise ValueError(f"--db {config.db_url!r} is not a database URL: {exc}") from None
     except OperationalError as exc:
@@ -137,12 +144,23 @@ def _run(app, config, lines: list[str], server=None) -> int:
     return 0
 
 
-def _camera(app, source: str | None, deck=None, **kw) -> list[str]:
+def _camera(app, source: str | None, deck=None, saved: bool = False, **kw) -> list[str]:
     """Start the pipeline on `source` if a detector is available; say what happens either way.
-    `deck`: a `vision.deck_memory.DeckMemory` to read with."""
-    from .camera import CameraRunner, attach_camera, find_model, load_detector
+    `deck`: a `vision.deck_memory.DeckMemory` to read with. `saved`: the source was saved from
+    Set-up (not given with --source): if it cannot be opened, the server starts without a
+    camera and says so, rather than refusing to start."""
+    from .camera import CameraRunner, attach_camera, find_model, load_detector, mask_source
     if not source:
         return ["no camera (--source): enter plays on the manual-entry page /manual/"]
+    from vision.source import describe, open_source
+    if saved and describe(source) in ("video", "folder"):  # a webcam or a stream is retried as it runs
+        try:
+            open_source(source).release()
+        except (ValueError, OSError) as exc:
+            why = mask_source(f"the camera saved in Set-up ({source[:200]!r}) cannot be opened: {str(exc)[:300]}")
+            app.extensions["masta.frames"].status = f"{why}; no camera: enter plays by hand"
+            return [f"{why}; serving without a camera: enter plays on /manual/, or choose another "
+                    f"camera under Set-up, Camera"]
     model = find_model()
     if model is None:
         app.extensions["masta.frames"].status = "no trained card detector in models/: enter plays by hand"
@@ -162,8 +180,11 @@ def _camera(app, source: str | None, deck=None, **kw) -> list[str]:
             detector = load_detector(model)
     except (ImportError, ValueError, OSError) as exc:  # includes FileNotFoundError
         return said + [f"cannot load the card detector {model}: {exc}; enter plays on /manual/"]
-    attach_camera(app, detector, source, **kw)
-    return said + [f"watching {source} with {model.name}" + (f" and the taught deck {deck.name!r}" if deck else "")]
+    try:
+        attach_camera(app, detector, source, **kw)
+    except OSError as exc:  # a name too long for a file, a device refused: said, not a traceback
+        raise ValueError(mask_source(f"cannot open camera {source[:200]!r}: {exc.strerror or exc}")) from None
+    return said + [f"watching {mask_source(source)} with {model.name}" + (f" and the taught deck {deck.name!r}" if deck else "")]
 
 
 def serve(args) -> int:
@@ -192,15 +213,16 @@ def serve(args) -> int:
         deck, problem = saved_deck(app)
         said = [problem] if problem else []
     try:
-        lines = said + _camera(app, source, deck)
+        lines = said + _camera(app, source, deck, saved=args.source is None)
     except ValueError as exc:  # includes vision.source.SourceError ("no camera 7")
         if args.source is not None:  # asked for on the command line: an error
             server.close()
             raise
         # the camera saved on the set-up page is not there tonight: serve, and say so
-        app.extensions["masta.frames"].status = f"the saved camera {source} cannot be opened: {exc}"
-        lines = said + [f"the saved camera {source} cannot be opened ({exc}): choose one under "
-                        f"Set-up, Camera, or enter plays on /manual/"]
+        from .camera import mask_source
+        app.extensions["masta.frames"].status = mask_source(f"the saved camera {source} cannot be opened: {exc}")
+        lines = said + [mask_source(f"the saved camera {source} cannot be opened ({exc}): choose one under "
+                                    f"Set-up, Camera, or enter plays on /manual/")]
     except BaseException:
         server.close()
         raise

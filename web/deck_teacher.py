@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .camera import sane_frames
+from .camera import mask_source, sane_frames
 from .errors import ApiError
 
 #: the file a deck taught from the page is kept in, inside the server's data folder
@@ -86,7 +86,7 @@ class DeckTeacher:
             nxt = next((c for c in self.order if c not in learnt), None) if self.status == "teaching" else None
             return {"status": self.status, "order": list(self.order), "taught": list(self.taught),
                     "next": nxt, "problems": list(self.problems), "message": self.message,
-                    "deck": self.store.get_setting(SETTING), "camera": self.runner.source,
+                    "deck": self.store.get_setting(SETTING), "camera": self.runner.shown_source,
                     "reads_with": getattr(self._deck(), "name", None),
                     "misreads": self.app.extensions["masta.table"].misreads()}
 
@@ -125,7 +125,7 @@ class DeckTeacher:
             if watching is not None and not getattr(watching, "live", True):
                 # a file would start again from its beginning after teaching, and its plays be
                 # recorded twice
-                raise ApiError(409, f"the camera is a video file ({self.runner.source}), not the table's: teach "
+                raise ApiError(409, f"the camera is a video file ({self.runner.shown_source}), not the table's: teach "
                                     f"from a webcam or a phone's stream, or run `masta learn-deck VIDEO --out "
                                     f"deck.npz` on a video of the cards and start masta with --deck deck.npz")
             if not getattr(getattr(self.runner.detector, "classifier", None), "with_features", False):
@@ -146,7 +146,7 @@ class DeckTeacher:
             with self._lock:
                 self.status, self.message = "idle", ""
             self._resume(source)
-            raise ApiError(400, f"cannot open camera {source!r} to teach the deck: {exc}") from None
+            raise ApiError(400, mask_source(f"cannot open camera {source!r} to teach the deck: {exc}")) from None
         self._thread = threading.Thread(target=self._learn, args=(src, source, self._stop),
                                         name="masta-teach", daemon=True)
         self._thread.start()

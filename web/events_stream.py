@@ -13,7 +13,7 @@ import queue
 import threading
 from collections.abc import Iterator
 
-from flask import Blueprint, Response, current_app, stream_with_context
+from flask import Blueprint, Response, current_app, request, stream_with_context
 
 bp = Blueprint("stream", __name__)
 
@@ -93,6 +93,63 @@ def _stream(broadcaster: Broadcaster, keepalive_s: float) -> Iterator[str]:
 RESERVED_THREADS = 8
 
 
+#: long-lived streams (event streams, camera pictures) one client address may hold: a phone
+#: with a few pages open needs a handful; one guest cannot take every slot
+STREAMS_PER_ADDRESS = 8
+#: never capped per address: the machine the server runs on (web/server.py's TRUSTED)
+TRUSTED_ADDRESSES = ("127.0.0.1", "::1")
+
+
+class AddressSlots:
+    """How many long-lived streams each client address holds (the server's own machine uncounted)."""
+
+    def __init__(self, per_address: int = STREAMS_PER_ADDRESS, trusted: tuple[str, ...] = TRUSTED_ADDRESSES):
+        self.per_address = per_address
+        self.trusted = frozenset(trusted)
+        self._held: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def take(self, addr: str | None):
+        """A release function if `addr` may open one more stream, else None."""
+        addr = addr or "?"
+        if addr in self.trusted:
+            return lambda: None
+        with self._lock:
+            if self._held.get(addr, 0) >= self.per_address:
+                return None
+            self._held[addr] = self._held.get(addr, 0) + 1
+        done = threading.Event()
+
+        def release() -> None:
+            if done.is_set():
+                return
+            done.set()
+            with self._lock:
+                left = self._held.get(addr, 0) - 1
+                if left > 0:
+                    self._held[addr] = left
+                else:
+                    self._held.pop(addr, None)
+        return release
+
+    def held(self, addr: str) -> int:
+        with self._lock:
+            return self._held.get(addr, 0)
+
+
+def take_stream_slot():
+    """(release function, None), or (None, why this client may open no more streams)."""
+    slots: AddressSlots = current_app.extensions.setdefault("masta.stream_slots", AddressSlots())
+    full = streams_full()
+    if full is not None:
+        return None, full
+    release = slots.take(request.remote_addr)
+    if release is None:
+        return None, (f"this device already has {slots.per_address} live pages open: close one, "
+                      f"or wait a few seconds")
+    return release, None
+
+
 def streams_full() -> str | None:
     """Why one more long-lived stream (event stream or MJPEG) must be refused, or None."""
     app = current_app
@@ -109,14 +166,16 @@ def streams_full() -> str | None:
 def stream() -> Response:
     """The event stream every page listens to (`update`, `evening`, `frame` messages)."""
     app = current_app
-    full = streams_full()
+    release, full = take_stream_slot()
     if full is not None:
-        resp = Response(f"retry: 5000\n: {full}\n\n", status=503, mimetype="text/event-stream")
+        resp = Response(f"retry: 5000\n: {full}\n\n", status=503 if "open pages" in full else 429,
+                        mimetype="text/event-stream")
         resp.headers["Retry-After"] = "5"
         return resp
     resp = Response(stream_with_context(_stream(app.extensions["masta.broadcaster"],
                                                 app.config["MASTA"].keepalive_s)),
                     mimetype="text/event-stream")
+    resp.call_on_close(release)
     resp.headers["Cache-Control"] = "no-cache"
     resp.headers["X-Accel-Buffering"] = "no"
     return resp

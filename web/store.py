@@ -7,6 +7,7 @@ server killed mid-game and restarted resumes the same game with nothing lost.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -16,8 +17,31 @@ from typing import Any
 from sqlalchemy import (Column, Float, ForeignKey, Integer, MetaData, String, Table, Text,
                         UniqueConstraint, create_engine, event, func, insert, inspect, select, text)
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import OperationalError
 
 metadata = MetaData()
+
+
+class StoreWriteError(Exception):
+    """A write the database refused (read-only, disk full, locked): nothing of it is stored,
+    and everything stored before is kept. The message says which, in words."""
+
+
+def write_failure(exc: BaseException) -> str:
+    """Why the database refused a write, in the operator's words."""
+    text = str(getattr(exc, "orig", None) or exc)
+    low = text.lower()
+    if "readonly" in low or "read-only" in low or "read only" in low:
+        why = "the database is read-only (its file, or its folder, cannot be written)"
+    elif "disk is full" in low or "no space" in low or "disk full" in low:
+        why = "the disk is full (free some space)"
+    elif "locked" in low or "busy" in low:
+        why = "the database is locked by another program"
+    elif "disk i/o" in low or "i/o error" in low:
+        why = "the disk failed to write (an I/O error)"
+    else:
+        why = f"the database refused the write ({text.splitlines()[0][:200] if text else type(exc).__name__})"
+    return why
 
 evenings = Table(
     "evenings", metadata,
@@ -91,7 +115,7 @@ class Store:
     def __init__(self, url: str):
         url = normalise_url(url)
         self.url = url
-        if url.startswith("sqlite:///"):
+        if url.startswith("sqlite:///") and not url.startswith("sqlite:///file:"):
             Path(url[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
         kwargs: dict[str, Any] = {"future": True}
         if url.startswith("sqlite"):
@@ -119,7 +143,7 @@ class Store:
 
     # --- evenings -------------------------------------------------------------------
     def new_evening(self, name: str | None = None, table: str = "main") -> int:
-        with self.engine.begin() as conn:
+        with self._writing("the new evening"), self.engine.begin() as conn:
             now = time.time()
             name = name or time.strftime("Evening of %Y-%m-%d", time.localtime(now))
             return int(conn.execute(insert(evenings).values(name=name, created=now, table_name=table))
@@ -155,7 +179,7 @@ class Store:
         unique constraint refuses the second), so the log never forks.
         """
         body = json.dumps(ev, separators=(",", ":"), sort_keys=False)
-        with self._lock, self.engine.begin() as conn:
+        with self._lock, self._writing(f"event {ev.get('seq')} ({ev.get('type')})"), self.engine.begin() as conn:
             conn.execute(insert(events).values(
                 evening_id=evening_id, seq=int(ev["seq"]), t=float(ev["t"]), type=str(ev["type"]),
                 source=str(ev.get("source", "operator")), body=body))
@@ -191,11 +215,34 @@ class Store:
 
     def set_setting(self, key: str, value: Any) -> None:
         data = json.dumps(value)
-        with self._lock, self.engine.begin() as conn:
+        with self._lock, self._writing(f"the setting {key!r}"), self.engine.begin() as conn:
             if conn.execute(select(settings.c.key).where(settings.c.key == key)).first():
                 conn.execute(settings.update().where(settings.c.key == key).values(value=data))
             else:
                 conn.execute(insert(settings).values(key=key, value=data))
+
+    @contextlib.contextmanager
+    def _writing(self, what: str):
+        """A refused write becomes StoreWriteError saying what was not saved and why."""
+        try:
+            yield
+        except OperationalError as exc:
+            raise StoreWriteError(f"{what} was not saved: {write_failure(exc)}; nothing of it was "
+                                  f"recorded and everything saved before is kept") from None
+
+    def check_writable(self) -> None:
+        """Refuse to serve a database that cannot be written (StoreWriteError): a write is
+        tried and rolled back, so nothing changes."""
+        try:
+            with self._lock, self.engine.connect() as conn:
+                trans = conn.begin()
+                try:
+                    conn.execute(insert(settings).values(key="masta:write-check", value="1"))
+                finally:
+                    trans.rollback()
+        except OperationalError as exc:
+            raise StoreWriteError(f"cannot write to the database {self.url.split('@')[-1]}: "
+                                  f"{write_failure(exc)}") from None
 
     def close(self) -> None:
         self.engine.dispose()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -36,13 +37,47 @@ def _text(text: Any, limit: int, missing: str, what: str) -> str:
     return text.strip()
 
 
+#: characters no name may hold: control and format characters (a right-to-left override that
+#: shows "evil" as "live", zero-width spaces that make "Ann" two players), surrogates,
+#: private-use characters, line and paragraph separators
+_NOT_IN_NAMES = {"Cc", "Cf", "Cs", "Co", "Zl", "Zp"}
+#: a name must hold at least one of these (a letter, a digit, a symbol such as an emoji)
+_SHOWN = ("L", "N", "S")
+NAME_LIMIT = 40
+
+
+def clean_name(value: Any, what: str = "a player's name", limit: int = NAME_LIMIT) -> str:
+    """A person's name as typed, normalised (NFC, inner spaces collapsed), or a clear refusal:
+    no control or format characters, not blank, at most `limit` characters."""
+    if not isinstance(value, str):
+        raise bad(f"{what} must be text, not {type(value).__name__}")
+    name = unicodedata.normalize("NFC", value)
+    for ch in name:
+        if unicodedata.category(ch) in _NOT_IN_NAMES:
+            raise bad(f"{what} {name.encode('ascii', 'backslashreplace').decode()[:60]!r} holds an invisible or "
+                      f"control character (U+{ord(ch):04X}): type the name again with letters only")
+    name = " ".join(name.split())
+    if not any(unicodedata.category(ch)[0] in _SHOWN for ch in name):
+        raise bad(f"{what} is blank: give a name with at least one letter or digit")
+    if len(name) > limit:
+        raise bad(f"{what} {name[:20]!r}... is too long ({limit} characters at most)")
+    return name
+
+
+def name_key(name: str) -> str:
+    """What two names are compared by: case- and width-insensitive ("ANN", "ann" and
+    full-width "Ａｎｎ" are one player)."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+
+
 def _player(name: Any, players: list[str]) -> str:
     if not isinstance(name, str) or not name.strip():
         raise bad(f"a player name is needed: one of {', '.join(players)}")
+    key = name_key(" ".join(unicodedata.normalize("NFC", name).split()))
     for p in players:
-        if p == name.strip() or p.casefold() == name.strip().casefold():
+        if name_key(p) == key:
             return p
-    raise bad(f"unknown player {name!r}: the players at this table are {', '.join(players)}")
+    raise bad(f"unknown player {name[:60]!r}: the players at this table are {', '.join(players)}")
 
 
 def cards_field(value: Any) -> list[str]:
@@ -61,7 +96,7 @@ def _event_ref(value: Any, log: list[dict], kinds: tuple[str, ...] | None = None
         seq = int(value)
         if isinstance(value, float) and not value.is_integer():
             raise ValueError
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise bad(f"event must be the number (seq) of an event in the log, not {value!r}") from None
     if not 1 <= seq <= len(log):
         raise bad(f"there is no event {seq} in this log (it has {len(log)} events)")
@@ -76,7 +111,7 @@ def _whole(value: Any, key: str) -> int:
         n = int(value)
         if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
             raise ValueError
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise bad(f"{key} must be a whole number, not {value!r}") from None
     if not 0 <= n <= 200:
         raise bad(f"{key} must be between 0 and 200")
@@ -88,16 +123,17 @@ def _players_list(value: Any) -> list[str]:
         value = [v.strip() for v in value.split(",")]
     if not isinstance(value, list):
         raise bad("players must be a list of names in seat order, for example [\"Ann\", \"Bob\", \"Cy\"]")
-    names = [str(v).strip() for v in value if str(v).strip()]
+    if len(value) > MAX_PLAYERS + 8:  # before looking at each (a list of thousands)
+        raise bad(f"at most {MAX_PLAYERS} players at one table")
+    value = [v for v in value if not (isinstance(v, str) and not v.strip())]  # "Ann, Bob, " from a form
+    names = [clean_name(v, "player name") for v in value]
     if len(names) < 2:
         raise bad("a game needs at least two players, in seat order")
     if len(names) > MAX_PLAYERS:
         raise bad(f"at most {MAX_PLAYERS} players at one table")
-    if len({n.casefold() for n in names}) != len(names):
-        raise bad("two players have the same name: give each player a different name")
-    for n in names:
-        if len(n) > 40:
-            raise bad(f"player name {n[:20]!r}... is too long (40 characters at most)")
+    if len({name_key(n) for n in names}) != len(names):
+        raise bad("two players have the same name (names are compared ignoring case and width): "
+                  "give each player a different name")
     return names
 
 
@@ -131,7 +167,7 @@ def normalise(raw: Any, *, log: list[dict], players: list[str] | None, presets: 
             decks = int(raw.get("decks"))
             if isinstance(raw["decks"], bool) or (isinstance(raw["decks"], float) and not raw["decks"].is_integer()):
                 raise ValueError
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise bad("decks must be a whole number (1 or 2)") from None
         if not 1 <= decks <= 3:
             raise bad("decks must be 1, 2 or 3")

@@ -8,6 +8,7 @@ import json
 from flask import Blueprint, Response, current_app, render_template, request
 
 from .. import referee_link as rl
+from ..auth import is_operator
 from ..errors import ApiError
 from ..pages import table
 
@@ -17,16 +18,24 @@ REF_KEYS = ("event", "order")
 
 
 def _evening_id() -> int:
+    """The evening asked for: the one being shown (everyone sees its log on the pages), or an
+    earlier one of this table for its operator. Another table's evenings are never exported."""
     store = current_app.extensions["masta.store"]
     raw = request.args.get("evening")
-    if raw in (None, ""):
+    if raw in (None, "") or raw == str(table().evening_id):
         return table().evening_id
     try:
         eid = int(raw)
     except ValueError:
-        raise ApiError(400, f"evening must be a number, not {raw!r}") from None
-    if store.evening(eid) is None:
-        raise ApiError(404, f"there is no evening {eid}")
+        raise ApiError(400, f"evening must be a number, not {raw[:40]!r}") from None
+    if not 1 <= eid < 2 ** 63:
+        raise ApiError(400, f"evening must be the number of an evening (1, 2, ...), not {raw[:40]}")
+    found = store.evening(eid)
+    if found is None or found.get("table_name", "main") != table().table_name:
+        raise ApiError(404, f"there is no evening {eid} at this table ({table().table_name})")
+    if not is_operator():
+        raise ApiError(401, "exporting an earlier evening needs the operator's token: open the link "
+                            "printed when the server started on this device, or send X-Masta-Token")
     return eid
 
 
@@ -63,6 +72,18 @@ def game_slice(log: list[dict], game: int) -> list[dict]:
     return out
 
 
+#: what a spreadsheet runs as a formula when a cell starts with it
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value):
+    """A cell as a spreadsheet shows it: text it would run as a formula (a player named
+    `=HYPERLINK(...)`) is prefixed with ' so it stays text."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
 def _jsonl(events: list[dict], filename: str) -> Response:
     body = "".join(json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n" for e in events)
     return Response(body, mimetype="application/x-ndjson",
@@ -72,7 +93,10 @@ def _jsonl(events: list[dict], filename: str) -> Response:
 @bp.get("/")
 def page():
     store = current_app.extensions["masta.store"]
-    evenings = [dict(e, games=store.games(e["id"]), events=store.count_events(e["id"])) for e in store.list_evenings(table().table_name)]
+    shown = store.list_evenings(table().table_name)
+    if not is_operator():  # a spectator may take the evening being shown, the operator any of this table's
+        shown = [e for e in shown if e["id"] == table().evening_id]
+    evenings = [dict(e, games=store.games(e["id"]), events=store.count_events(e["id"])) for e in shown]
     return render_template("export/page.html", evenings=evenings, current=table().evening_id)
 
 
@@ -100,7 +124,7 @@ def standings_csv():
                 "best_masta_streak", "rating", "mu", "sigma"])
     for s in view.get("standings", []):
         r = ratings.get(s["player"], {})
-        w.writerow([s["player"], s["games"], s.get("MASTA", 0), s.get("VICE-MASTA", 0), s.get("PEUPLE", 0),
+        w.writerow([csv_cell(s["player"]), s["games"], s.get("MASTA", 0), s.get("VICE-MASTA", 0), s.get("PEUPLE", 0),
                     s.get("SHITHEAD", 0), s["average_place"], s.get("best_masta_streak", 0),
                     r.get("ordinal", ""), r.get("mu", ""), r.get("sigma", "")])
     return Response(buf.getvalue(), mimetype="text/csv",

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, jsonify, render_template
 
-from ..events_stream import streams_full
+from ..events_stream import take_stream_slot
 from ..pages import table
 
 bp = Blueprint("live", __name__, url_prefix="/live", template_folder="templates",
@@ -36,7 +36,7 @@ def frame():
 def video():
     """MJPEG: one part per new frame (the browser shows it as a moving image)."""
     hub = _frames()
-    full = streams_full()
+    release, full = take_stream_slot()
     if full is not None:  # the page falls back to fetching /live/frame.jpg now and then
         return jsonify({"error": full, "status": 503}), 503, {"Retry-After": "5"}
 
@@ -55,5 +55,7 @@ def video():
             with hub._cond:
                 hub.viewers -= 1
 
-    return Response(parts(), mimetype="multipart/x-mixed-replace; boundary=frame",
+    resp = Response(parts(), mimetype="multipart/x-mixed-replace; boundary=frame",
                     headers={"Cache-Control": "no-store"})
+    resp.call_on_close(release)
+    return resp

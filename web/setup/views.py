@@ -8,6 +8,7 @@ from flask import Blueprint, current_app, jsonify, render_template, request
 from .. import qr
 from .. import referee_link as rl
 from ..auth import is_operator, operator_name, operator_required
+from ..camera import MAX_SOURCE, mask_source
 from ..errors import ApiError
 from ..pages import created, payload, table
 
@@ -28,12 +29,22 @@ def house_presets() -> dict[str, str]:
 
 
 def _resolve_preset(name: str) -> str:
-    return house_presets().get(name, name)
+    """A preset by its name only: a shipped one (its name) or one saved here (its file in the
+    presets folder). Anything else, a path or a file of the server's working folder included,
+    is refused: nothing outside those two is ever opened."""
+    shipped = rl.presets() or []
+    if name in shipped:
+        return name
+    house = house_presets()
+    if name in house:
+        return house[name]
+    raise ApiError(404, f"unknown preset {name[:60]!r}: use one of {', '.join([*shipped, *house])}")
 
 
 @bp.get("/")
 def page():
     store = current_app.extensions["masta.store"]
+    source = store.get_setting("camera_source", _config().source)
     links = qr.join_links(current_app, request.host_url)
     join = {"watch": links.watch, "watch_svg": qr.svg(links.watch, "scan to watch the table"),
             "local_only": links.local_only}
@@ -41,7 +52,7 @@ def page():
         join.update(operator=links.operator,
                     operator_svg=qr.svg(links.operator, "scan to sign a phone in as the operator"))
     return render_template("setup/page.html", state=table().view(), presets=rl.presets() or ["fr"], join=join,
-                           house=list(house_presets()), source=store.get_setting("camera_source", _config().source),
+                           house=list(house_presets()), source=source if is_operator() else mask_source(source),
                            zone=store.get_setting("pot_zone"), seats=store.get_setting("seat_zones") or {})
 
 
@@ -54,7 +65,7 @@ def rules(name: str):
     try:
         words, toml = rl.preset_words(_resolve_preset(name))
         controls = switches(load_preset(_resolve_preset(name)))
-    except ValueError as exc:
+    except (ValueError, OSError) as exc:
         raise ApiError(404, str(exc)) from None
     return jsonify({"name": name, "words": words, "toml": toml, "switches": controls})
 
@@ -67,7 +78,10 @@ def new_game():
     if isinstance(raw, dict):
         raw = dict(raw, type="setup")
         if raw.get("preset"):
-            raw["preset"] = _resolve_preset(str(raw["preset"]))
+            try:
+                raw["preset"] = _resolve_preset(str(raw["preset"]))
+            except ApiError as exc:
+                raise ApiError(400, exc.message) from None
     return created(table().submit(raw, source="operator", by=operator_name(), allowed=("setup",)))
 
 
@@ -105,12 +119,37 @@ def save_preset():
 def camera():
     """The camera source: a webcam index, a video file, or a stream URL; empty for manual entry."""
     raw = payload()
-    src = str((raw or {}).get("source", "")).strip() if isinstance(raw, dict) else ""
+    src = (raw or {}).get("source", "") if isinstance(raw, dict) else ""
+    src = src.strip() if isinstance(src, str) else str(src)
+    if len(src) > MAX_SOURCE:
+        raise ApiError(400, f"a camera source is at most {MAX_SOURCE} characters (this one has {len(src)}): "
+                            f"give a webcam index such as 0, a video file or a stream URL")
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in src):
+        raise ApiError(400, "a camera source holds no control characters: give a webcam index such as 0, "
+                            "a video file or a stream URL")
     store = current_app.extensions["masta.store"]
-    store.set_setting("camera_source", src or None)
     restart = current_app.extensions.get("masta.restart_camera")
-    message = restart(src or None) if restart else "saved; it is used the next time the server starts"
+    if restart:  # refused (400) when it cannot be opened: then nothing is saved, the old camera goes on
+        message = restart(src or None)
+    else:
+        if src:
+            check_source(src)
+        message = "saved; it is used the next time the server starts"
+    store.set_setting("camera_source", src or None)  # only what opened
     return created({"source": src or None, "message": message})
+
+
+def check_source(src: str) -> None:
+    """Refuse (400) a source that cannot be opened now: a missing or unreadable video file, an
+    empty image folder. A webcam or a stream that is not there yet is retried once it runs."""
+    from vision.source import describe, open_source
+    if describe(src) not in ("video", "folder"):  # opened (and retried) when the server starts
+        return
+    try:
+        opened = open_source(src)
+    except (ValueError, OSError) as exc:
+        raise ApiError(400, mask_source(f"cannot open camera {src[:200]!r}: {str(exc)[:300]}")) from None
+    opened.release()
 
 
 @bp.post("/api/pot-zone")
@@ -143,10 +182,9 @@ def seat_zones():
     if len(seats) > MAX_SEATS:
         raise ApiError(400, f"at most {MAX_SEATS} seat zones")
     out = {}
+    from ..validate import clean_name
     for name, zone in seats.items():
-        name = str(name).strip()
-        if not 1 <= len(name) <= 40:
-            raise ApiError(400, "a seat's name is the player's name, 1 to 40 characters")
+        name = clean_name(name, "a seat's name (the player's name)")
         out[name] = _zone(zone, f"{name}'s side")
     current_app.extensions["masta.store"].set_setting("seat_zones", out)
     set_seats = current_app.extensions.get("masta.set_seats")

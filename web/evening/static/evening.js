@@ -30,7 +30,10 @@
     const duties = d.pending_duties || [];
     document.getElementById("duties").replaceChildren(...(duties.length ? duties.map((x) => h("div", { class: "prompt-box" }, x.text))
       : [h("p", { class: "muted" }, "No duty owed.")]));
-    document.getElementById("orders").replaceChildren(...(d.orders || []).slice().reverse().map(orderBox));
+    const codes = Object.entries(d.voter_codes || {});  // the operator's page only: hand them out
+    document.getElementById("orders").replaceChildren(...(codes.length ? [h("div", { class: "panel small voter-codes" },
+      "Voting codes (each player's phone asks for its own once): ", codes.map(([p, c]) => h("span", {}, h("b", {}, p), " " + c + " ")))] : []),
+      ...(d.orders || []).slice().reverse().map(orderBox));
   }
 
   function orderBox(o) {
@@ -43,7 +46,20 @@
       const who = h("select", { "aria-label": "who votes" }, o.missing.map((p) => h("option", {}, p)));
       const me = localStorage.getItem("masta.me");
       if (me && o.missing.includes(me)) who.value = me;
-      const vote = (serves) => { localStorage.setItem("masta.me", who.value); post("/evening/api/vote", { order: o.seq, player: who.value, serves }); };
+      /* A phone proves who votes with that player's code (from the operator), asked once and kept. */
+      const vote = async (serves) => {
+        const me_ = who.value, key = "masta.code." + data.evening + "." + me_;
+        localStorage.setItem("masta.me", me_);
+        const send = (code) => post("/evening/api/vote", { order: o.seq, player: me_, serves, code: code || undefined });
+        let code = localStorage.getItem(key);
+        let r = await send(code);
+        if (!r.ok && r.status === 403 && /voting code/.test(r.body.error || "")) {
+          localStorage.removeItem(key);
+          code = (window.prompt(me_ + "'s voting code (the operator has it):") || "").trim();
+          if (code) r = await send(code);
+        }
+        if (r.ok && code) localStorage.setItem(key, code);
+      };
       kids.push(h("div", { class: "row" }, "I am ", who,
         h("button", { type: "button", class: "vote-yes", onclick: () => vote(true) }, "Yes, it serves all"),
         h("button", { type: "button", class: "danger vote-no", onclick: () => vote(false) }, "No")));
