@@ -491,7 +491,8 @@ class TableReferee:
             starter = players[(players.index(ev["dealer"]) + 1) % n]
         g = Game(number=ev["game"], setup_seq=ev["seq"], preset=preset, players=players,
                  dealer=ev["dealer"], decks=decks, seats=seats, stock=total - 3 * lay * n,
-                 ledger=Ledger(decks, tr.jokers_per_deck), turn=starter)
+                 ledger=Ledger(decks, tr.jokers_per_deck, preset.citation("jokers")
+                               or preset.citation("decks")), turn=starter)
         self.game = g
         self.games.append(g)
         out.extend(self.book.setup(ev))
@@ -686,7 +687,7 @@ class TableReferee:
             if len(self._memo) > 20000:
                 self._memo.clear()
             ruling = self._memo[key] = pilelib.judge_on_pile(p, pile, cards, phase=phase,
-                                                             turbo=turbo)
+                                                             turbo=turbo, deck_check=False)
         ruling = Ruling(ruling.verdict, list(ruling.reasons), list(ruling.effects),
                         ruling.next, list(ruling.pile_after))
         if not ruling.legal:
