@@ -140,6 +140,7 @@ def deck_settings(text: str) -> tuple[int, float, float]:
 
 def taught_deck(folder: Path, faces: str, args):
     """The deck memory learnt from the deck's teaching video, as `masta learn-deck` learns it."""
+    from training.deck_tune import tune
     from vision.deck_memory import learn_deck
     from vision.detector import CAMERA, CardDetector
 
@@ -148,7 +149,7 @@ def taught_deck(folder: Path, faces: str, args):
         video = ensure_teaching(folder, faces, args.quiet, args.size, args.teach_suits)
         t0 = time.time()
         report = learn_deck(open_source(str(video)).frames(), CardDetector(args.model, **CAMERA, features=True),
-                            deck_order(args.teach_suits), name=faces, tune=args.tune)
+                            deck_order(args.teach_suits), name=faces, tune=args.tune, tuner=tune)
         if report.memory is None:
             raise SystemExit(f"teaching the {faces} deck failed: {'; '.join(report.problems)}")
         boxes = sum(len(t.boxes) for t in report.taught)

@@ -20,7 +20,7 @@ Contract (the web page and the vision pipeline rely on it):
 - `.view() -> dict`: a JSON-serialisable snapshot for the live page (see `view`).
 - `.log`: the events as applied (normalised: card ids canonical, `seq`, `t`, `source` and
   implied event references filled in).
-- `.book`: the evening (`referee.evening.EveningBook`); `referee.evening.Evening` wraps it.
+- `.book`: the evening (`referee.evening.EveningBook`); `referee.evening_view.Evening` wraps it.
 
 What the referee knows comes only from the pot and the operator: it keeps the counts (hand,
 face-up, face-down, stock) from the deal and the draws the rules require, and the rules
