@@ -13,41 +13,45 @@ from referee.ruling import ILLEGAL, Reason, Ruling
 
 __all__ = ["register"]
 
-RULE_EXAMPLES = """examples:
-  masta rule --rules fr --pile "QD 3C" --play KH --json
-      one play on a pot (a game of the preset's fewest players and decks)
-  masta rule --play "KH KS KD KC KH"
-      refused: a one-deck game holds one KH (--decks 2: legal, and the four burn)
-  masta rule --rules palace --pile AS --play JK
-      refused: palace is played without jokers ("senza Jolly")
-  masta rule --rules nl --pile 5H --play 2C --hand 2C --stock 0
-      the Dutch "you may not finish on a special card": a penalty, the Shithead
-  masta rule --rules nl --pile 5H --play 2C --hand "2C 9D" --stock 0
-      the same 2 with a card left: legal
-  masta rule --rules palace --pile KH --play 4S --phase down --down 2
-      a blind card that does not fit: picked up with the pot
-  masta rule --rules fr --pile KH --pickup --hand "4C 9D"
-      a forced pick-up: nothing in the hand fits (--hand "4C AD": not allowed)
-  masta rule --rules nl --pile 9H --play 5C --phase up --hand "" --up "5C KD" --stock 3
-      refused: the stock is not empty, the player plays from the hand
-  masta rule --rules sydney --first --play 5H --hand "5H 6C KD" --others "4C 9D QS"
-      who starts: 4C is lower, the other player starts
-  masta rule --rules fr --players 6 --pile "KH" --play KH
-      a six-player game: two decks, a second KH is legal
-"""
+#: `masta rule --help`'s examples: the options, what the ruling says, and its verdict (the
+#: tests run each one)
+RULE_EXAMPLES: tuple[tuple[str, str, str], ...] = (
+    ('--rules fr --pile "QD 3C" --play KH --json',
+     "one play on a pot (a game of the preset's fewest players and decks)", "legal"),
+    ('--play "KH KS KD KC KH"',
+     "refused: a one-deck game holds one KH (--decks 2: legal, the five burn)", "illegal"),
+    ("--rules palace --pile AS --play JK",
+     'refused: palace is played without jokers ("senza Jolly")', "illegal"),
+    ("--rules nl --pile 5H --play 2C --hand 2C --stock 0",
+     'the Dutch "you may not finish on a special card": a penalty, the Shithead', "penalty"),
+    ('--rules nl --pile 5H --play 2C --hand "2C 9D" --stock 0',
+     "the same 2 with a card left: legal", "legal"),
+    ("--rules palace --pile KH --play 4S --phase down --down 2",
+     "a blind card that does not fit: picked up with the pot", "penalty"),
+    ('--rules fr --pile KH --pickup --hand "4C 9D"',
+     'a forced pick-up: nothing in the hand fits (--hand "4C AD": not allowed)', "legal"),
+    ('--rules nl --pile 9H --play 5C --phase up --hand "" --up "5C KD" --stock 3',
+     "refused: the stock is not empty, the player plays from the hand", "illegal"),
+    ('--rules sydney --first --play 5H --hand "5H 6C KD" --others "4C 9D QS"',
+     "who starts: 4C is lower, the other player starts", "illegal"),
+    ('--rules fr --players 6 --pile "KH" --play KH',
+     "a six-player game: two decks, a second KH is legal", "legal"),
+)
+RULE_EPILOG = "examples:\n" + "".join(f"  masta rule {args}\n      {says}\n"
+                                       for args, says, _ in RULE_EXAMPLES)
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "rule", help="judge one play on a pot",
-        description="Judge one play on a pot given bottom to top, under a house-rule preset. "
-                    "With the player's cards (--hand, --up, --down, --stock) the ruling also "
-                    "weighs what hangs on them: where the player must play from, a blind "
-                    "card, finishing on a special card, a pick-up, who starts (--first). "
-                    "The player asking is P0, sitting left of the dealer; the others are "
-                    "P1, P2, ... clockwise.",
+        description="Judge one play on a pot given bottom to top, under a house-rule preset.\n"
+                    "With the player's cards (--hand, --up, --down, --stock) the ruling also\n"
+                    "weighs what hangs on them: where the player must play from, a blind card,\n"
+                    "finishing on a special card, a pick-up, who starts (--first). The player\n"
+                    "asking is P0, sitting left of the dealer; the others are P1, P2, ...\n"
+                    "clockwise.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=RULE_EXAMPLES)
+        epilog=RULE_EPILOG)
     p.add_argument("--rules", default=DEFAULT_PRESET,
                    help="preset name (see `masta rules --list`) or path of a .toml file")
     p.add_argument("--pile", default="", help='the pot, bottom to top: "QD 3C" ("" = empty)')

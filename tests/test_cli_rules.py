@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 from contextlib import nullcontext
@@ -196,3 +197,13 @@ def test_rule_help_shows_the_examples(capsys):
     for opt in ("--players", "--decks", "--phase", "--hand", "--stock", "--first", "--pickup"):
         assert opt in out
     assert 'masta rule --play "KH KS KD KC KH"' in out and "--stock 0" in out
+
+
+def test_every_example_in_the_rule_help_runs_as_it_says(capsys):
+    from referee.commands import RULE_EXAMPLES
+
+    assert {v for _, _, v in RULE_EXAMPLES} == {"legal", "illegal", "penalty"}
+    for args, _, verdict in RULE_EXAMPLES:
+        argv = ["rule", *shlex.split(args)]
+        assert main(argv + ([] if "--json" in argv else ["--json"])) == 0, args
+        assert json.loads(capsys.readouterr().out)["verdict"] == verdict, args
