@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--suits", default=TEACH_SUITS, help=f"the suits taught (default {TEACH_SUITS})")
     ap.add_argument("--model", type=Path, default=None, help="the index classifier (default: the committed one)")
     ap.add_argument("--tune", type=int, default=0, metavar="BATCHES",
-                    help="also tune each deck's own rank reader for this many batches (vision.deck_tune; "
+                    help="also tune each deck's own rank reader for this many batches (training.deck_tune; "
                          "`masta learn-deck` tunes 300) and print how it reads the crops")
     ap.add_argument("--k", default="3,5,10", help="K values to try")
     ap.add_argument("--temperature", default="0.01,0.02,0.04", help="TEMPERATURE values to try")

@@ -466,7 +466,7 @@ def main() -> int:
                     f"each (default {TEACH_SUITS}, as `masta learn-deck`; SHCD: the whole deck)")
     ap.add_argument("--tune", type=int, default=0, metavar="BATCHES",
                     help="with --teach: also tune the deck's own rank reader for this many batches "
-                         "(vision.deck_tune, as `masta learn-deck --tune`; 0: the taught features alone)")
+                         "(training.deck_tune, as `masta learn-deck --tune`; 0: the taught features alone)")
     ap.add_argument("--deck-settings", type=deck_settings, default=None, metavar="K,T,MIN_CLOSE",
                     help="with --teach: the taught deck read with these settings instead of "
                          "vision.deck_memory's K, TEMPERATURE and MIN_CLOSE (bench/deck_settings.py ranks them)")

@@ -1,4 +1,5 @@
-"""A taught deck's own rank reader (`vision.deck_tune`): tuned at teaching time, read with after."""
+"""A taught deck's own rank reader: tuned at teaching time (`training.deck_tune`), read with after
+(`vision.deck_tune`)."""
 from __future__ import annotations
 
 import sys

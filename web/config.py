@@ -37,7 +37,7 @@ class Config:
     threads: int = 96
     #: Seconds between keep-alive comments on idle event streams.
     keepalive_s: float = 15.0
-    #: Batches a deck taught on the Teach page tunes its own rank reader for (`vision.deck_tune`;
+    #: Batches a deck taught on the Teach page tunes its own rank reader for (`training.deck_tune`;
     #: 300 takes about 80 s on a 2-core CPU; 0, the default: the taught indices alone weigh the
     #: reads. `masta serve --teach-tune`).
     teach_tune: int = 0
