@@ -4,7 +4,7 @@
 
 A taught deck weighs the classifier's reads by how close their features lie to the taught
 indices, so its settings belong to one classifier: chosen again whenever the classifier
-changes. This reads crops as the table camera cuts them (`vision.train.camera_crops`: the
+changes. This reads crops as the table camera cuts them (`training.train.camera_crops`: the
 committed detector's boxes around the pot, its boxes on no index as `none`) from short game
 videos in the held-out decks, rendered on first use into `--videos` with seeds of their own
 (never the benchmark's nor the dev renders'), and teaches each deck from its teaching video
@@ -27,7 +27,7 @@ os.environ.setdefault("YOLO_OFFLINE", "1")
 
 import numpy as np  # noqa: E402
 
-#: the crop videos: `vision.train.training_video_spec` with this seed (7000 + 100 x seed + k)
+#: the crop videos: `training.train.training_video_spec` with this seed (7000 + 100 x seed + k)
 SEED = 61
 PER_DECK = 2
 
@@ -35,7 +35,7 @@ PER_DECK = 2
 def crop_videos(folder: Path, size: tuple[int, int], actions: int = 60) -> dict[str, str]:
     """{video stem: deck style}, rendering the missing ones (about 90 s each at 1280x720)."""
     from datasets.faces import HELD_OUT_STYLES
-    from vision.train import _render_training_video, training_video_spec
+    from training.train import _render_training_video, training_video_spec
 
     folder.mkdir(parents=True, exist_ok=True)
     out = {}
@@ -55,7 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     from vision.detector import CAMERA, CardDetector
     from vision.frame_size import frame_size
     from vision.source import open_source
-    from vision.train import _centre, camera_crops
+    from training.deck_tune import tune
+    from training.train import _centre, camera_crops
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--videos", type=Path, default=ROOT / "data" / "deck-settings-videos",
@@ -66,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--suits", default=TEACH_SUITS, help=f"the suits taught (default {TEACH_SUITS})")
     ap.add_argument("--model", type=Path, default=None, help="the index classifier (default: the committed one)")
     ap.add_argument("--tune", type=int, default=0, metavar="BATCHES",
-                    help="also tune each deck's own rank reader for this many batches (vision.deck_tune; "
+                    help="also tune each deck's own rank reader for this many batches (training.deck_tune; "
                          "`masta learn-deck` tunes 300) and print how it reads the crops")
     ap.add_argument("--k", default="3,5,10", help="K values to try")
     ap.add_argument("--temperature", default="0.01,0.02,0.04", help="TEMPERATURE values to try")
@@ -83,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     for faces in sorted(set(decks.values())):
         video = ensure_teaching(a.teach_videos, faces, False, a.size, a.suits)
         memories[faces] = learn_deck(open_source(str(video)).frames(), det, deck_order(a.suits), name=faces,
-                                     tune=a.tune).memory
+                                     tune=a.tune, tuner=tune).memory
         if memories[faces] is None:
             raise SystemExit(f"teaching the {faces} deck from {video} learnt nothing")
     crops = {stem: [_centre(c) for c in x] for stem, (x, _) in cut.items()}

@@ -29,7 +29,7 @@ from datasets.faces import HELD_OUT_STYLES, SHARED_DATA, face_styles  # noqa: E4
 from masta.heap import steady_heap  # noqa: E402
 from vision.classifier import TURNS  # noqa: E402
 from vision.detector import CAMERA, DEFAULT_DETECTOR, MATE_NEAR, CardDetector  # noqa: E402
-from vision.evaluate import evaluate_folder  # noqa: E402
+from training.evaluate import evaluate_folder  # noqa: E402
 
 
 def speed(det: CardDetector, frames: list[np.ndarray], repeats: int = 3) -> dict[str, float]:

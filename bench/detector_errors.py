@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 from datasets.faces import SHARED_DATA  # noqa: E402
 from referee.cards import name_to_card  # noqa: E402
 from vision.detector import CAMERA, DEFAULT_DETECTOR, CardDetector  # noqa: E402
-from vision.evaluate import apply_errata, read_errata, read_yolo_labels, read_yolo_names  # noqa: E402
+from training.evaluate import apply_errata, read_errata, read_yolo_labels, read_yolo_names  # noqa: E402
 
 
 def inside(box, x: float, y: float) -> bool:

@@ -140,6 +140,7 @@ def deck_settings(text: str) -> tuple[int, float, float]:
 
 def taught_deck(folder: Path, faces: str, args):
     """The deck memory learnt from the deck's teaching video, as `masta learn-deck` learns it."""
+    from training.deck_tune import tune
     from vision.deck_memory import learn_deck
     from vision.detector import CAMERA, CardDetector
 
@@ -148,7 +149,7 @@ def taught_deck(folder: Path, faces: str, args):
         video = ensure_teaching(folder, faces, args.quiet, args.size, args.teach_suits)
         t0 = time.time()
         report = learn_deck(open_source(str(video)).frames(), CardDetector(args.model, **CAMERA, features=True),
-                            deck_order(args.teach_suits), name=faces, tune=args.tune)
+                            deck_order(args.teach_suits), name=faces, tune=args.tune, tuner=tune)
         if report.memory is None:
             raise SystemExit(f"teaching the {faces} deck failed: {'; '.join(report.problems)}")
         boxes = sum(len(t.boxes) for t in report.taught)
@@ -465,7 +466,7 @@ def main() -> int:
                     f"each (default {TEACH_SUITS}, as `masta learn-deck`; SHCD: the whole deck)")
     ap.add_argument("--tune", type=int, default=0, metavar="BATCHES",
                     help="with --teach: also tune the deck's own rank reader for this many batches "
-                         "(vision.deck_tune, as `masta learn-deck --tune`; 0: the taught features alone)")
+                         "(training.deck_tune, as `masta learn-deck --tune`; 0: the taught features alone)")
     ap.add_argument("--deck-settings", type=deck_settings, default=None, metavar="K,T,MIN_CLOSE",
                     help="with --teach: the taught deck read with these settings instead of "
                          "vision.deck_memory's K, TEMPERATURE and MIN_CLOSE (bench/deck_settings.py ranks them)")

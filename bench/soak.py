@@ -58,7 +58,8 @@ def serve(args) -> int:
     from vision.pot_watcher import WatcherConfig
     from vision.source import Backoff, open_source
     from web.app import create_app
-    from web.camera import CameraRunner, sane_frames
+    from web.camera import CameraRunner
+    from web.frames import sane_frames
     from web.config import Config
     from web.server import make_server
 

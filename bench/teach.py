@@ -25,13 +25,14 @@ os.environ.setdefault("YOLO_OFFLINE", "1")
 
 
 def learn_cli(video: Path, order: list[str], tune: int = 0):
+    from training.deck_tune import tune as tune_ranker
     from vision.deck_memory import learn_deck
     from vision.detector import CAMERA, CardDetector
     from vision.source import open_source
 
     t0 = time.time()
     report = learn_deck(open_source(str(video)).frames(), CardDetector(**CAMERA, features=True), order,
-                        tune=tune)
+                        tune=tune, tuner=tune_ranker)
     return report.memory, [t.card for t in report.taught], time.time() - t0
 
 
@@ -41,9 +42,10 @@ def learn_page(video: Path, order: list[str], work: Path, tune: int = 0):
     from web.app import create_app
     from web.camera import attach_camera, find_model, load_detector
     from web.config import Config
+    from training.deck_tune import tune as tune_ranker
     from web.deck_teacher import deck_path
 
-    app = create_app(Config(data_dir=work, token="bench", teach_tune=tune))
+    app = create_app(Config(data_dir=work, token="bench", teach_tune=tune, tuner=tune_ranker))
     runner = attach_camera(app, load_detector(find_model()), str(video), live=True)
     teacher = app.extensions["masta.teacher"]
     try:

@@ -16,6 +16,7 @@ Seats are numbered 0..n-1 clockwise; "left of" a player is the next seat clockwi
 from __future__ import annotations
 
 import random
+from collections import Counter
 from typing import NamedTuple
 
 from referee.cards import ALL_CARD_IDS, RANK_VALUE, build_deck, parse_card, rank_of
@@ -64,7 +65,7 @@ class GameState:
     """A whole game: every card's place, whose turn, the pot, finishing order."""
 
     def __init__(self, preset: Preset | str, players: int, *, dealer: int | None = None,
-                 history: bool = True):
+                 history: bool = True, decks: int | None = None):
         self.preset = load_preset(preset)
         self.c: Compiled = compiled(self.preset)
         t = self.preset.table
@@ -72,6 +73,13 @@ class GameState:
             raise ValueError(f"{self.preset.name} is played by {t.players[0]} to "
                              f"{t.players[1]} players, not {players}")
         self.n = players
+        #: the decks the game is dealt from (the preset's count for the table by default)
+        self.decks = t.decks_for(players) if decks is None else decks
+        need, have = 3 * t.cards_per_layer * players, self.decks * (52 + t.jokers_per_deck)
+        if self.decks < 1 or need > have:
+            raise ValueError(f"{players} players of {self.preset.name} need {need} cards but "
+                             f"{self.decks} deck(s) hold {have}: use at least "
+                             f"{-(-need // (52 + t.jokers_per_deck))} deck(s)")
         self.dealer = players - 1 if dealer is None else dealer % players
         self.layer = t.cards_per_layer
         self.hands: list[list[str]] = [[] for _ in range(players)]
@@ -108,12 +116,12 @@ class GameState:
     @classmethod
     def new(cls, preset: Preset | str = "fr", players: int = 4, seed: int | None = None, *,
             rng: random.Random | None = None, dealer: int | None = None,
-            history: bool = True) -> "GameState":
+            history: bool = True, decks: int | None = None) -> "GameState":
         """Shuffle and deal: face-down, face-up, then the hand, the rest is the stock."""
-        g = cls(preset, players, dealer=dealer, history=history)
+        g = cls(preset, players, dealer=dealer, history=history, decks=decks)
         rng = rng or random.Random(seed)
         t = g.preset.table
-        deck = build_deck(t.decks_for(players), t.jokers_per_deck)
+        deck = build_deck(g.decks, t.jokers_per_deck)
         rng.shuffle(deck)
         k = g.layer
         for zone in (g.down, g.up, g.hands):
@@ -128,10 +136,10 @@ class GameState:
                     up: list[list[str]] | None = None, down: list[list[str]] | None = None,
                     stock: list[str] | None = None, pile: list[str] | None = None,
                     turn: int = 0, out: list[str] | None = None, started: bool = True,
-                    dealer: int | None = None) -> "GameState":
-        """A game in progress, from explicit zones (for tests and scenarios)."""
+                    dealer: int | None = None, decks: int | None = None) -> "GameState":
+        """A game in progress, from explicit zones (for tests, scenarios and `masta rule`)."""
         n = len(hands)
-        g = cls(preset, n, dealer=dealer)
+        g = cls(preset, n, dealer=dealer, decks=decks)
         g.hands = [[parse_card(c) for c in h] for h in hands]
         g.up = [[parse_card(c) for c in h] for h in (up or [[] for _ in range(n)])]
         g.down = [[parse_card(c) for c in h] for h in (down or [[] for _ in range(n)])]
@@ -145,6 +153,45 @@ class GameState:
             if not (g.hands[p] or g.up[p] or g.down[p]):
                 g.active[p] = False
                 g.finished.append(p)
+        return g
+
+    @classmethod
+    def for_one_player(cls, preset: Preset | str, players: int, *, hand: list[str],
+                       up: list[str] = (), down: int = 0, blind: list[str] = (),
+                       stock: int = 0, pile: list[str] = (),
+                       others: list[list[str]] | None = None, first: bool = False,
+                       decks: int | None = None) -> "GameState":
+        """The position as one player (P0) knows it, to ask a ruling that hangs on it.
+
+        P0 sits left of the dealer with `down` face-down cards (`blind`: those of them
+        named, such as the blind card just turned); the other players are in the game with
+        cards nobody named (`others`, their hands, says who starts a game begun with the
+        lowest card). The stock and the unnamed face-down cards are cards of the decks that
+        nobody named: only how many there are can matter to a ruling. `first`: the game's
+        first play is asked.
+        """
+        others = [[] for _ in range(players - 1)] if others is None else others
+        if len(others) != players - 1:
+            raise ValueError(f"{len(others)} other hands for {players} players")
+        g = cls(preset, players, dealer=players - 1, decks=decks)
+        named = Counter([*hand, *up, *blind, *pile, *(c for h in others for c in h)])
+        spare: list[str] = []
+        for c in build_deck(g.decks, g.preset.table.jokers_per_deck):
+            if named[c] > 0:
+                named[c] -= 1
+            else:
+                spare.append(c)
+        unnamed = down - len(blind)
+        if unnamed < 0 or unnamed + stock > len(spare):
+            raise ValueError(f"{down} face-down card(s) and a stock of {stock} do not fit "
+                             f"the {len(spare)} card(s) of the decks nobody named")
+        g.hands = [list(hand)] + [list(h) for h in others]
+        g.up = [list(up)] + [[] for _ in others]
+        g.down = [list(blind) + spare[:unnamed]] + [[] for _ in others]
+        g.stock = spare[unnamed:unnamed + stock]
+        g.pile = list(pile)
+        g.turn, g.started = 0, not first
+        g._recompute_pile()
         return g
 
     def _recompute_pile(self) -> None:
@@ -412,7 +459,8 @@ class GameState:
         if self.start_rank is not None and not play.turbo and RANK[cards[0]] != self.start_rank:
             return bad("start_rank", f"the first play must be the starting card's rank "
                        f"({self.start_rank})", pr.citation("start"))
-        ruling = judge_on_pile(pr, self.pile, cards, phase=src, turbo=play.turbo)
+        ruling = judge_on_pile(pr, self.pile, cards, phase=src, turbo=play.turbo,
+                               decks=self.decks)
         if ruling.verdict == LEGAL and self.req.kind == COUNTER and play.turbo:
             return bad("turbo_pending", "no Turbo while a player must answer", pr.citation("turbo"))
         if ruling.verdict == LEGAL and pr.table.no_finish_on_special and not play.turbo:

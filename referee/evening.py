@@ -8,7 +8,8 @@ VICE-MASTA vote whether it serves the general interest, the VICE-MASTA breaking 
 
 All of it lives in the table's event log (`duty`, `order`, `vote` events, see
 docs/architecture.md). `EveningBook` is the incremental state the table referee keeps while it
-replays the log; `Evening` is the read-only facade the web page and the CLI use.
+replays the log; `referee.evening_view.Evening` is the read-only facade the web page and the
+CLI use (apart, since it builds on the table referee, which builds on this module).
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import product
 
-from referee.events import DUTIES, EventError
+from referee.events import EventError
 
 MASTA, VICE, PEUPLE, SHITHEAD = "MASTA", "VICE-MASTA", "PEUPLE", "SHITHEAD"
 TITLES = (MASTA, VICE, PEUPLE, SHITHEAD)
@@ -315,56 +316,3 @@ def ratings(results: Iterable[GameResult]) -> list[dict]:
             for p, rt in current.items()]
     rows.sort(key=lambda d: (-d["ordinal"], d["player"]))
     return rows
-
-
-class Evening:
-    """Read-only view of an evening, built from the same event log as the table.
-
-    `Evening(events)` replays the log through a `TableReferee` (so errors are the table's
-    `EventError`s); `apply(event)` forwards to the table and returns what it produced.
-    """
-
-    def __init__(self, events: Iterable[dict] = ()):
-        from referee.table import TableReferee
-
-        self.table = TableReferee(list(events))
-
-    @classmethod
-    def from_table(cls, table) -> Evening:
-        ev = cls.__new__(cls)
-        ev.table = table
-        return ev
-
-    def apply(self, event: dict) -> list[dict]:
-        return self.table.apply(event)
-
-    @property
-    def book(self) -> EveningBook:
-        return self.table.book
-
-    @property
-    def games(self) -> list[GameResult]:
-        return list(self.book.results)
-
-    def standings(self) -> list[dict]:
-        return standings(self.book.results)
-
-    def ratings(self) -> list[dict]:
-        return ratings(self.book.results)
-
-    def pending_duties(self) -> list[dict]:
-        return self.book.pending_duties(self.table.game_started)
-
-    def orders(self) -> list[dict]:
-        return [o.to_dict() for o in self.book.orders.values()]
-
-    def pending_votes(self) -> list[dict]:
-        """Orders still open, with who has yet to vote."""
-        return [o.to_dict() for o in self.book.orders.values() if o.outcome() is None]
-
-    def view(self) -> dict:
-        """JSON-serialisable snapshot for the evening page."""
-        return {"games": [r.to_dict() for r in self.book.results],
-                "standings": self.standings(), "ratings": self.ratings(),
-                "pending_duties": self.pending_duties(), "orders": self.orders(),
-                "duties": DUTIES}

@@ -49,8 +49,11 @@ def suspicion(kind: str, card: str, event: int, events: list[int], text: str,
 class Ledger:
     """Where every copy of every card is, as far as the pot tells."""
 
-    def __init__(self, decks: int = 1, jokers_per_deck: int = 0):
+    def __init__(self, decks: int = 1, jokers_per_deck: int = 0, deck_rule: str = ""):
+        """`deck_rule`: the preset's sentence saying what the decks hold, quoted when a card
+        they lack shows (a joker where the text says 52 cards)."""
         self.decks = decks
+        self.deck_rule = deck_rule
         self.copies: dict[str, list[Copy]] = {}
         for _ in range(decks):
             for card in STANDARD_DECK + (JOKER,) * jokers_per_deck:
@@ -99,7 +102,8 @@ class Ledger:
         if len(copies) == 1:
             return extra, [suspicion(
                 "not_in_deck", card, seq, [seq],
-                f"{card} is not in the deck this preset plays with (event {seq})", player)]
+                f"{card} is not in the deck this preset plays with (event {seq})"
+                + (f": \u00ab{self.deck_rule}\u00bb" if self.deck_rule else ""), player)]
         seen = [c.last_seq(POT) for c in copies if c is not extra]
         return extra, [suspicion(
             "duplicate_card", card, seq, [s for s in seen if s] + [seq],

@@ -7,9 +7,12 @@ on the same rules.
 
 Stable API (the table referee relies on it):
 
-- `judge_on_pile(preset, pile, cards, *, phase="hand", turbo=False) -> Ruling`
-  never raises on a bad play; `phase` is where the cards come from: "hand", "up" (face-up)
-  or "down" (a blind card: one card; if it does not fit the verdict is "penalty").
+- `judge_on_pile(preset, pile, cards, *, phase="hand", turbo=False, decks=None,
+  deck_check=True) -> Ruling` never raises on a bad play; `phase` is where the cards come
+  from: "hand", "up" (face-up) or "down" (a blind card: one card; if it does not fit the
+  verdict is "penalty"). A card the game's decks cannot hold is "illegal" (`deck_check`).
+- `deck_fault(preset, pile, cards, decks) -> Reason | None`: why these cards cannot be in
+  the game (a joker the preset does not deal; more copies than `decks` decks hold).
 - `effective_top(preset, pile) -> card | None`: the card that counts, looking through
   transparent and mirror cards (a 3 in `fr`, an 8 in `nl` and `palace`).
 - `requirement(preset, pile) -> Requirement`; `str()` of it is the ruling's `next`:
@@ -29,12 +32,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from referee.cards import RANK_VALUE, UnknownCard, parse_card, rank_of
+from referee.cards import JOKER, RANK_VALUE, UnknownCard, parse_card, rank_of
 from referee.rules import RANK_ORDER, Preset, load_preset
 from referee.ruling import ILLEGAL, LEGAL, PENALTY, Reason, Ruling
 
 __all__ = ["Requirement", "Compiled", "compiled", "effective_top", "requirement", "fits",
-           "burns", "four_run", "judge_on_pile", "judge_pickup", "play_effects", "ANY"]
+           "burns", "four_run", "judge_on_pile", "deck_fault", "judge_pickup", "play_effects", "ANY"]
 
 # requirement kinds
 ANY, GE, LE, LT, COUNTER = 0, 1, 2, 3, 4
@@ -308,13 +311,47 @@ def play_effects(c: Compiled, pile: list[str], rank: str, count: int,
     return effects, reasons
 
 
+def deck_fault(preset: Preset | str, pile: list[str], cards: list[str],
+               decks: int | None = None) -> Reason | None:
+    """Why `cards` cannot be played on `pile` from the game's decks, or None.
+
+    A joker in a preset that deals none can never be in the game, whatever the number of
+    decks; more copies of a card on the pot than `decks` decks hold (two KH in a one-deck
+    game) are counted only when `decks` is known: the pot alone does not say it.
+    """
+    p = load_preset(preset)
+    t = p.table
+    if JOKER in cards and not t.jokers_per_deck:
+        return Reason("not_in_deck", f"{JOKER} is not in the game: {p.name} is played with "
+                      "decks of 52 cards, without jokers",
+                      _cite(p, "jokers") or _cite(p, "decks"))
+    if decks is None:
+        return None
+    for card in dict.fromkeys(cards):
+        held = decks * (t.jokers_per_deck if card == JOKER else 1)
+        played, before = cards.count(card), pile.count(card)
+        if played + before > held:
+            on_pot = f" on a pot that already holds {before}" if before else ""
+            what = "jokers" if card == JOKER else card
+            times = f" {played} times" if played > 1 else ""
+            return Reason("too_many_copies", f"{card} played{times}{on_pot}, but {decks} deck"
+                          f"{'s' if decks > 1 else ''} hold{'' if decks > 1 else 's'} "
+                          f"only {held} {what}",
+                          _cite(p, "jokers" if card == JOKER else "decks"))
+    return None
+
+
 def judge_on_pile(preset: Preset | str, pile: list[str], cards: list[str], *,
-                  phase: str = "hand", turbo: bool = False) -> Ruling:
+                  phase: str = "hand", turbo: bool = False, decks: int | None = None,
+                  deck_check: bool = True) -> Ruling:
     """Judge `cards` laid together on `pile` (bottom to top).  Never raises on a bad play.
 
     `phase` is where the cards come from ("hand", "up", "down"); a "down" (blind) card
     that does not fit is a "penalty": the player picks it up with the pot.  `turbo` marks
     an out-of-turn play (the French Turbo, or completing four of a kind in `nl-v3`).
+    A card the game cannot hold (`deck_fault`, counted over `decks` decks when given) is
+    illegal; the table referee passes `deck_check=False`, since its ledger raises these as
+    suspicions (a misread or a cheat) with the evidence.
     """
     try:
         p = load_preset(preset)
@@ -334,6 +371,10 @@ def judge_on_pile(preset: Preset | str, pile: list[str], cards: list[str], *,
 
     if not cards:
         return bad("empty_play", "no card was played")
+    if deck_check:
+        fault = deck_fault(p, pile, cards, decks)
+        if fault is not None:
+            return Ruling(ILLEGAL, [fault], [], nxt, list(pile))
     ranks = [_rank(x) for x in cards]
     rank = ranks[0]
     order = None

@@ -191,6 +191,8 @@ class Preset:
                      f"{f', {t.jokers_per_deck} jokers per deck' if t.jokers_per_deck else ''};"
                      f" each player gets {t.cards_per_layer} face-down, "
                      f"{t.cards_per_layer} face-up and {t.cards_per_layer} in hand"),
+            ("jokers", f"{t.jokers_per_deck} joker{'s' if t.jokers_per_deck > 1 else ''} per "
+                       "deck" if t.jokers_per_deck else "no jokers: a joker is not in the game"),
             ("exchange", "before play, hand and face-up cards may be exchanged"
              if t.exchange else "no exchange before play"),
             ("start", "the player left of the dealer starts" if t.start == "left_of_dealer"

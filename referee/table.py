@@ -21,7 +21,7 @@ Contract (the web page and the vision pipeline rely on it):
 - `.view() -> dict`: a JSON-serialisable snapshot for the live page (see `view`).
 - `.log`: the events as applied (normalised: card ids canonical, `seq`, `t`, `source` and
   implied event references filled in).
-- `.book`: the evening (`referee.evening.EveningBook`); `referee.evening.Evening` wraps it.
+- `.book`: the evening (`referee.evening.EveningBook`); `referee.evening_view.Evening` wraps it.
 
 What the referee knows comes only from the pot and the operator: it keeps the counts (hand,
 face-up, face-down, stock) from the deal and the draws the rules require, and the rules
@@ -498,7 +498,8 @@ class TableReferee:
             starter = players[(players.index(ev["dealer"]) + 1) % n]
         g = Game(number=ev["game"], setup_seq=ev["seq"], preset=preset, players=players,
                  dealer=ev["dealer"], decks=decks, seats=seats, stock=total - 3 * lay * n,
-                 ledger=Ledger(decks, tr.jokers_per_deck), turn=starter)
+                 ledger=Ledger(decks, tr.jokers_per_deck, preset.citation("jokers")
+                               or preset.citation("decks")), turn=starter)
         self.game = g
         self.games.append(g)
         out.extend(self.book.setup(ev))
@@ -708,7 +709,7 @@ class TableReferee:
             if len(self._memo) > 20000:
                 self._memo.clear()
             ruling = self._memo[key] = pilelib.judge_on_pile(p, pile, cards, phase=phase,
-                                                             turbo=turbo)
+                                                             turbo=turbo, deck_check=False)
         ruling = Ruling(ruling.verdict, list(ruling.reasons), list(ruling.effects),
                         ruling.next, list(ruling.pile_after))
         if not ruling.legal:

@@ -1,4 +1,5 @@
-"""A taught deck's own rank reader (`vision.deck_tune`): tuned at teaching time, read with after."""
+"""A taught deck's own rank reader: tuned at teaching time (`training.deck_tune`), read with after
+(`vision.deck_tune`)."""
 from __future__ import annotations
 
 import sys
@@ -10,6 +11,7 @@ from hypothesis import given, settings, strategies as st
 from masta.cli import main
 from vision.classifier import CLASSES, NONE_ID, crop_index
 from vision.deck_memory import CLASS_RANK, DeckMemory, DeckMemoryError, learn_deck, weak_ranks
+from training.deck_tune import tune
 from vision.deck_tune import JOKER, NONE_SLOT, Ranker, combine
 from vision.detector import CAMERA, DEFAULT_DETECTOR, CardDetector
 from vision.source import open_source
@@ -49,7 +51,7 @@ def tuned(teaching_video):
     det = CardDetector(**CAMERA, features=True)
     started = []
     report = learn_deck(open_source(str(teaching_video["video"])).frames(), det, CARDS, tune=TUNE,
-                        on_tune=lambda: started.append(True))
+                        tuner=tune, on_tune=lambda: started.append(True))
     return det, report, started
 
 
@@ -108,7 +110,8 @@ def test_a_damaged_ranker_in_a_deck_file_is_said_at_load(tmp_path):
 def test_without_torch_a_deck_is_taught_with_its_indices_alone_and_says_so(teaching_video, monkeypatch):
     monkeypatch.setitem(sys.modules, "torch", None)  # as on an install without the train extra
     det = CardDetector(**CAMERA, features=True)
-    report = learn_deck(open_source(str(teaching_video["video"])).frames(), det, CARDS, tune=TUNE)
+    report = learn_deck(open_source(str(teaching_video["video"])).frames(), det, CARDS, tune=TUNE,
+                        tuner=tune)
     assert report.memory is not None and not report.memory.ranker_reads()
     assert set(report.memory.cards) == set(CARDS)
     assert any("rank reader was not tuned" in p and "torch" in p for p in report.problems)
@@ -144,3 +147,11 @@ def test_the_ranker_speaks_for_the_ranks_the_camera_misread_while_taught():
     assert weak_ranks(reads, below=0.8) == (jack,)
     assert weak_ranks(reads, below=0.9) == weak_ranks(reads) == (jack, queen)  # 0.9: the default
     assert weak_ranks([]) == ()
+
+
+def test_tuning_asked_without_a_tuner_is_said_and_the_deck_is_kept():
+    """The runtime never imports training code: whoever asks to tune passes the tuner."""
+    from vision.deck_memory import _tuned
+
+    ranker, problem = _tuned(None, None, [], [], [], TUNE, None)
+    assert ranker == b"" and "no tuner was given" in problem and "taught indices alone" in problem

@@ -14,7 +14,7 @@ from referee.cards import ALL_CARD_IDS, name_to_card
 from vision.classifier import CLASSES, crop_index
 from vision.detector import (CAMERA, DEFAULT_DETECTOR, MATE_READS, CardDetector, Detection, IndexHit, _rank, group_indices,
                              letterbox, nms, to_blob)
-from vision.evaluate import evaluate_folder, multiset_prf, read_errata
+from training.evaluate import evaluate_folder, multiset_prf, read_errata
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT.parent / "shared" / "data" / "real" / "poker-cards"
@@ -45,7 +45,7 @@ def test_committed_models_exist_and_are_small():
 
 @needs_real
 def test_int8_models_read_the_real_photos_as_their_float_copies_do():
-    """models/ runs int8 copies of models/float/ (vision/quantize.py): they must read the same
+    """models/ runs int8 copies of models/float/ (training/quantize.py): they must read the same
     cards, and be int8 (a float file copied in their place would pass the reading alone)."""
     import onnx
 
@@ -65,7 +65,7 @@ def test_int8_models_read_the_real_photos_as_their_float_copies_do():
 def test_int8_weights_fit_in_7_bits_so_no_cpu_saturates():
     """On an x86 CPU without VNNI (AVX2 only), ONNX Runtime's uint8 x int8 products are added in
     pairs into 16 bits (`vpmaddubsw`) and saturate with 8-bit weights: the detector found 11 of
-    35 cards of 8 real photos there. Weights within [-64, 64] cannot overflow (vision/quantize.py)."""
+    35 cards of 8 real photos there. Weights within [-64, 64] cannot overflow (training/quantize.py)."""
     import onnx
 
     from vision.int8_check import SAFE_INT8, wide_int8_weights
@@ -79,7 +79,7 @@ def test_int8_weights_fit_in_7_bits_so_no_cpu_saturates():
 
 
 def test_int8_copies_need_the_float_models_and_a_known_choice(tmp_path):
-    from vision.quantize import quantize_models
+    from training.quantize import quantize_models
 
     with pytest.raises(FileNotFoundError, match="float models"):
         quantize_models(tmp_path, tmp_path / "out", [], which="both")

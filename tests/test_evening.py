@@ -6,7 +6,7 @@ import json
 import pytest
 
 from referee.camera_stream import stream_game
-from referee.evening import Evening
+from referee.evening_view import Evening
 from referee.events import EventError
 
 PLAYERS = ["Ann", "Bob", "Cy"]

@@ -157,7 +157,7 @@ def test_cli_renders_a_clip_and_rejects_bad_options(tmp_path, capsys):
 def test_index_boxes_lie_on_their_cards_and_crops_come_from_them(tmp_path):
     from datasets.faces import training_styles
     from vision.classifier import CLASSES
-    from vision.train import TrainPlan, stage_videocrops
+    from training.train import TrainPlan, stage_videocrops
 
     plan = TrainPlan(work=tmp_path / "work", data=tmp_path / "data", video_count=2, video_actions=4)
     plan.work.mkdir()
@@ -191,7 +191,7 @@ def test_index_boxes_lie_on_their_cards_and_crops_come_from_them(tmp_path):
     # on (the committed classifier agrees with most labels), `none` for boxes on no index
     from vision.classifier import IndexClassifier
     from vision.detector import DEFAULT_DETECTOR
-    from vision.train import stage_detcrops
+    from training.train import stage_detcrops
     dz = np.load(stage_detcrops(plan, DEFAULT_DETECTOR.with_suffix(".pt")))
     assert dz["x"].shape[1:] == (80, 80, 3) and len(dz["xv"]) > 0
     dx, dy = np.concatenate([dz["x"], dz["xv"]]), np.concatenate([dz["y"], dz["yv"]])
@@ -205,7 +205,7 @@ def test_index_boxes_lie_on_their_cards_and_crops_come_from_them(tmp_path):
     # upright card crops from the same videos: cards where two corner indices are seen
     # (mostly card-white inside), `none` for two cards' indices; the last video validates
     from vision.card_face import FACE_H, FACE_W
-    from vision.train import stage_facecrops
+    from training.train import stage_facecrops
     faces = np.load(stage_facecrops(plan))
     assert faces["x"].shape[1:] == (FACE_H, FACE_W, 3) and len(faces["xv"]) > 0
     y = np.concatenate([faces["y"], faces["yv"]])
@@ -223,7 +223,7 @@ def test_index_boxes_lie_on_their_cards_and_crops_come_from_them(tmp_path):
     import shutil
 
     from vision.detector import DEFAULT_DETECTOR, CardDetector
-    from vision.train import FACE, export_classifier, stage_face
+    from training.train import FACE, export_classifier, stage_face
     plan.face_epochs, plan.cls_samples, plan.cls_batch, plan.threads = 1, 256, 64, 1
     ckpt = stage_face(plan)
     assert ckpt.is_file() and (plan.work / "face.done").exists()

@@ -1,7 +1,7 @@
 """Golden scenarios: one file per preset (referee/scenarios/<preset>.jsonl).
 
-Each line is a pot and a play with the expected ruling, or a small game (a deal or a
-layout, then steps) with the expected state.  A variant's file may start with
+Each line is a pot and a play with the expected ruling (over `decks` decks when it says),
+or a small game (a deal or a layout, then steps) with the expected state.  A variant's file may start with
 `{"include": "<base>", "except": [ids]}` to inherit its base's scenarios.  Every rule a
 preset cites (each `[cite]` entry and each cited rank) must be covered by a scenario.
 """
@@ -104,11 +104,13 @@ def run_scenario(preset_name: str, sc: dict) -> None:
     where = f"{preset_name}:{sc['id']}"
     if "pile" in sc:
         r = judge_on_pile(preset, _cards(sc["pile"]), _cards(sc["play"]),
-                          phase=sc.get("phase", "hand"), turbo=sc.get("turbo", False))
+                          phase=sc.get("phase", "hand"), turbo=sc.get("turbo", False),
+                          decks=sc.get("decks"))
         exp = {k: sc[k] for k in ("verdict", "codes", "effects", "next") if k in sc}
         assert r.to_dict() == judge_on_pile(preset, _cards(sc["pile"]), _cards(sc["play"]),
                                             phase=sc.get("phase", "hand"),
-                                            turbo=sc.get("turbo", False)).to_dict()
+                                            turbo=sc.get("turbo", False),
+                                            decks=sc.get("decks")).to_dict()
         _check(None, exp, r, False, where)  # type: ignore[arg-type]
         return
     setup = sc["game"]

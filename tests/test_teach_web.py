@@ -10,6 +10,7 @@ import pytest
 from helpers_video import plain_video, render_teaching_video
 from test_browser_web import CHROMIUM, TOKEN, browser  # noqa: F401 (a fixture)
 from test_web import OP, make_app, post, setup_game
+from training.deck_tune import tune
 from vision.detector import DEFAULT_DETECTOR
 from web.camera import attach_camera, find_model, load_detector, wait_for
 from web.deck_teacher import SETTING, deck_path, saved_deck
@@ -43,7 +44,7 @@ def table(tmp_path, video, detector):
     """An app whose camera watches the teaching video at its own pace, over and over, as a live
     camera would."""
     detector.classifier.deck = None
-    app = make_app(tmp_path, teach_tune=TUNE)
+    app = make_app(tmp_path, teach_tune=TUNE, tuner=tune)
     runner = attach_camera(app, detector, str(video), pace=True, live=True)
     yield app, runner, app.extensions["masta.teacher"]
     app.extensions["masta.teacher"].wait(60)
@@ -217,7 +218,7 @@ def test_the_page_names_the_card_to_show_and_ticks_each_one_learnt(tmp_path, fir
     from web.server import BackgroundServer
 
     detector.classifier.deck = None
-    app = create_app(Config(data_dir=tmp_path, token=TOKEN, teach_tune=TUNE))
+    app = create_app(Config(data_dir=tmp_path, token=TOKEN, teach_tune=TUNE, tuner=tune))
     runner = attach_camera(app, detector, str(first_spades), pace=True, live=True)
     try:
         with BackgroundServer(app, threads=16) as srv:
@@ -324,7 +325,7 @@ def test_the_rulings_page_leads_to_teaching_after_the_same_misread_twice(tmp_pat
     from web.server import BackgroundServer
 
     detector.classifier.deck = None
-    app = create_app(Config(data_dir=tmp_path, token=TOKEN, teach_tune=TUNE))
+    app = create_app(Config(data_dir=tmp_path, token=TOKEN, teach_tune=TUNE, tuner=tune))
     runner = attach_camera(app, detector, str(video), live=True)
     runner.stop()  # the plays below are the camera's: no others from the video
     table = app.extensions["masta.table"]

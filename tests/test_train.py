@@ -65,7 +65,7 @@ def _sharp_crop() -> np.ndarray:
 
 
 def test_low_resolution_augmentation_blurs_the_crop_like_a_distant_camera():
-    from vision.train import _augment
+    from training.train import _augment
 
     crop = _sharp_crop()
     sharp = [cv2_laplacian_var(_augment(np.random.default_rng(s), crop, 0.0)) for s in range(40)]
@@ -77,7 +77,7 @@ def test_low_resolution_augmentation_blurs_the_crop_like_a_distant_camera():
 
 
 def test_augmentation_is_reproducible_from_its_seed():
-    from vision.train import _augment
+    from training.train import _augment
 
     crop = _sharp_crop()
     a, b = np.random.default_rng(7), np.random.default_rng(7)
@@ -110,7 +110,7 @@ def test_train_refuses_bad_classifier_options_before_doing_anything(tmp_path, ar
 
 
 def test_yolo_label_lines_become_pixel_boxes_and_polygons_keep_only_their_class(tmp_path):
-    from vision.evaluate import read_yolo_labels
+    from training.evaluate import read_yolo_labels
 
     lp = tmp_path / "a.txt"
     lp.write_text("3 0.5 0.25 0.2 0.1\n\n7 0.1 0.1 0.2 0.1 0.2 0.2 0.1 0.2\n1 0.5\n")
@@ -126,7 +126,7 @@ def test_video_windows_are_labelled_with_the_indices_inside_them(tmp_path):
     import cv2
 
     from datasets.game_video import read_frame_indices
-    from vision.train import TrainPlan, render_training_videos, training_video_folder, video_windows
+    from training.train import TrainPlan, render_training_videos, training_video_folder, video_windows
 
     plan = TrainPlan(data=tmp_path / "data", video_count=2, video_actions=3, video_size=(800, 600))
     assert training_video_folder(plan).name == "train-videos-s1-800x600"
@@ -172,7 +172,7 @@ def test_camera_crops_are_cut_around_the_detectors_own_boxes_and_labelled_by_the
     runs it, cut at its own boxes; a box on an index takes that index's card, and the committed
     classifier (which reads training-style videos' indices at 0.99) agrees with most labels."""
     from vision.classifier import CLASSES, NONE_ID, IndexClassifier
-    from vision.train import TrainPlan, camera_crops, render_training_videos
+    from training.train import TrainPlan, camera_crops, render_training_videos
 
     plan = TrainPlan(data=tmp_path / "data", video_count=1, video_actions=4, video_size=(1280, 720))
     folder = render_training_videos(plan)
@@ -197,7 +197,7 @@ def test_exporting_the_detector_leaves_the_onnx_beside_its_weights_alone(tmp_pat
     monkeypatch.setenv("YOLO_AUTOINSTALL", "False")
     from ultralytics import YOLO
 
-    from vision.train import export_detector
+    from training.train import export_detector
 
     models = tmp_path / "models"
     models.mkdir()
@@ -218,7 +218,7 @@ def test_training_videos_are_the_same_rendered_by_one_process_or_several(tmp_pat
     is fixed by its seed, so the boxes they learn from do not depend on how many."""
     import gzip
 
-    from vision.train import TrainPlan, render_training_videos
+    from training.train import TrainPlan, render_training_videos
 
     folders = []
     for workers in (1, 2):

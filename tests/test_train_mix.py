@@ -1,4 +1,4 @@
-"""The leased-GPU classifier run (vision/train_mix.py) and the face cache it travels with."""
+"""The leased-GPU classifier run (training/train_mix.py) and the face cache it travels with."""
 from __future__ import annotations
 
 import json
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from datasets import faces as faces_mod
-from vision.train_mix import (classifier_weights, lr_at, load_sources, onnx_state_dict, pack_crops, prepare,
+from training.train_mix import (classifier_weights, lr_at, load_sources, onnx_state_dict, pack_crops, prepare,
                               soup, train_mix, unpack_crops)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,7 +33,7 @@ def test_the_committed_onnx_classifier_becomes_the_same_torch_network():
     import onnxruntime as ort
     import torch
 
-    from vision.classifier import build_model
+    from training.models import build_model
 
     x = np.random.default_rng(3).random((6, 3, 64, 64), dtype=np.float32)
     sess = ort.InferenceSession(str(COMMITTED))
@@ -53,14 +53,14 @@ def test_an_onnx_model_of_another_shape_is_refused_with_what_it_is(tmp_path):
     other = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(),
                                 torch.nn.Linear(4, 54))
     torch.onnx.export(other, torch.zeros(1, 3, 64, 64), str(bad), dynamo=False)
-    with pytest.raises(ValueError, match="not an export of vision.classifier.build_model"):
+    with pytest.raises(ValueError, match="not an export of training.models.build_model"):
         onnx_state_dict(bad)
 
 
 def test_a_soup_is_the_weighted_mean_of_two_models_of_one_network(tmp_path):
     import torch
 
-    from vision.classifier import build_model
+    from training.models import build_model
 
     base = onnx_state_dict(COMMITTED)
     other = {k: v + 1.0 if v.is_floating_point() else v for k, v in base.items()}
@@ -238,7 +238,7 @@ def test_masta_data_faces_writes_one_file_a_style_and_refuses_an_unknown_one(tmp
 
 
 def test_a_malformed_share_list_is_refused_with_an_example():
-    run = subprocess.run([sys.executable, "-m", "vision.train_mix", "train", "--work", "nowhere", "--out", "x.pt",
+    run = subprocess.run([sys.executable, "-m", "training.train_mix", "train", "--work", "nowhere", "--out", "x.pt",
                           "--minutes", "1", "--shares", "synth0.4"], cwd=ROOT, capture_output=True, text=True,
                          timeout=120)
     assert run.returncode == 2 and "synth=0.4,real=0.25" in run.stderr
@@ -250,7 +250,7 @@ def test_a_checkpoint_that_began_as_the_onnx_export_goes_on_with_its_norms_froze
     undo the convolutions' folding (5 Dec: a soup restarted so read the real crops 0.57)."""
     import torch
 
-    from vision.classifier import build_model
+    from training.models import build_model
 
     x, y = _crops(200, 6)
     np.savez(tmp_path / "crops-synth.npz", x=x, y=y, xv=x[:40], yv=y[:40])

@@ -84,21 +84,6 @@ def candidate_pairs(boxes: np.ndarray, span: tuple[float, float] = PAIR_RANGE,
     return [(int(i[k]), int(j[k])) for k in order]
 
 
-def build_face_model(num_classes: int):
-    """A small CNN on the 48 x 68 upright card (~0.1 M parameters, ~20 MFLOPs a crop)."""
-    import torch.nn as nn
-
-    def block(cin: int, cout: int) -> list:
-        return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
-                nn.Conv2d(cout, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
-                nn.MaxPool2d(2)]
-
-    return nn.Sequential(
-        nn.Conv2d(3, 24, 3, padding=1, bias=False), nn.BatchNorm2d(24), nn.ReLU(inplace=True),
-        nn.MaxPool2d(2), *block(24, 32), *block(32, 64), *block(64, 96),
-        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(96, num_classes))
-
-
 def fuse(face: np.ndarray, a: np.ndarray, b: np.ndarray, none: int) -> tuple[int, float]:
     """The card the face and the corners agree on most: the product of the face read and the
     geometric mean of the two corner reads (one glyph printed twice: their errors go

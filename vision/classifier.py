@@ -6,7 +6,7 @@ extra class, `none`, for crops that are not a readable index (a pip, a court pic
 a half-covered corner), so that the detector's false alarms can be rejected.
 
 `crop_index` is shared by training and inference so both see crops made the same way.
-Torch is only needed to train (`build_model`); inference runs the ONNX export.
+Torch is only needed to train (`training.models.build_model`); inference runs the ONNX export.
 """
 from __future__ import annotations
 
@@ -15,11 +15,23 @@ import threading
 import cv2
 import numpy as np
 
-from referee.cards import ALL_CARD_IDS
+from referee.cards import ALL_CARD_IDS, JOKER, rank_of
 
 NONE = "none"
 CLASSES: tuple[str, ...] = ALL_CARD_IDS + (NONE,)
 NONE_ID = CLASSES.index(NONE)
+#: the ranks a taught deck's reads are weighed over (`vision.deck_memory`, `vision.deck_tune`),
+#: in the order a deck is shown
+RANKS_ORDER = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+
+
+def rank_slot(card: str) -> int:
+    """A card's rank's place in RANKS_ORDER (-1: `none`, the joker: never taught)."""
+    return -1 if card in (NONE, JOKER) else RANKS_ORDER.index(rank_of(card))
+
+
+#: for each class, its rank's place in RANKS_ORDER (-1: none, the joker)
+CLASS_RANK = np.array([rank_slot(c) for c in CLASSES])
 CROP = 64
 #: the crop is a square around the index box, this many times its longer side
 CROP_MARGIN = 1.3
@@ -69,21 +81,6 @@ def to_tensor_batch(crops: list[np.ndarray], out: np.ndarray | None = None) -> n
     return to_nchw(np.stack(crops), None if out is None else out[:len(crops)])
 
 
-def build_model(num_classes: int = len(CLASSES)):
-    """A small CNN (~0.25 M parameters, ~45 MFLOPs a crop): cheap enough to train on a CPU."""
-    import torch.nn as nn
-
-    def block(cin: int, cout: int) -> list:
-        return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
-                nn.Conv2d(cout, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
-                nn.MaxPool2d(2)]
-
-    return nn.Sequential(
-        nn.Conv2d(3, 16, 3, stride=2, padding=1, bias=False), nn.BatchNorm2d(16), nn.ReLU(inplace=True),
-        *block(16, 32), *block(32, 64), *block(64, 128),
-        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(128, num_classes))
-
-
 def session_options(threads: int = 2):
     """ONNX Runtime options for both card models: `threads` intra-op threads that sleep
     between runs instead of spinning. Spinning threads burn the cores the rest of the referee
@@ -120,6 +117,26 @@ def turned(crops: list[np.ndarray], turns: int) -> list[np.ndarray]:
     return list(crops) + [np.ascontiguousarray(np.rot90(c, k)) for k in ks for c in crops]
 
 
+def features_graph(onnx_path) -> bytes:
+    """The classifier's graph with a second output, `features`: what its last layer reads
+    (the input of the final Gemm, dequantized when the graph is int8), for a taught deck."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    model = onnx.load(str(onnx_path))
+    g = model.graph
+    last = [n for n in g.node if n.op_type in ("Gemm", "QGemm", "MatMul")]
+    if not last:
+        raise ValueError(f"{onnx_path} has no final Gemm: not a masta index classifier")
+    node = last[-1]
+    if node.op_type == "QGemm":  # inputs: A, A_scale, A_zero_point, ...
+        g.node.append(helper.make_node("DequantizeLinear", list(node.input[:3]), ["features"]))
+    else:
+        g.node.append(helper.make_node("Identity", [node.input[0]], ["features"]))
+    g.output.append(helper.make_tensor_value_info("features", TensorProto.FLOAT, None))
+    return model.SerializeToString()
+
+
 class IndexClassifier:
     """Runs an exported crop classifier (ONNX) on crops of `shape` (height, width: the index
     classifier's 64 x 64 by default, the face classifier's upright card too); returns
@@ -137,7 +154,6 @@ class IndexClassifier:
         self.deck = deck
         self.with_features = features or deck is not None
         if self.with_features:
-            from vision.deck_memory import features_graph
             model = features_graph(onnx_path)
         else:
             model = str(onnx_path)

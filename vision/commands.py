@@ -22,7 +22,7 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from vision.train import TrainPlan, run
+    from training.train import TrainPlan, run
 
     stages = tuple(s.strip() for s in args.stages.split(",")) if args.stages else TrainPlan.stages
     known = TrainPlan.stages + TrainPlan.optional_stages
@@ -98,7 +98,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from vision.evaluate import evaluate_folder
+    from training.evaluate import evaluate_folder
 
     report = evaluate_folder(args.data, model=args.model, names_map=args.names_map,
                              split=args.split, limit=args.limit, per_image=args.per_image,

@@ -45,10 +45,13 @@ def cmd_learn_deck(args: argparse.Namespace) -> int:
         print(f"{item.t:8.2f}s  {item.card:4s} learnt from {len(item.boxes)} corner index box"
               f"{'es' if len(item.boxes) != 1 else ''}", flush=True)
 
+    tuner = None
+    if args.tune > 0:  # training code, imported only when asked for
+        from training.deck_tune import tune as tuner
     source = open_source(args.source, pace=args.pace, live=True if args.live else None, size=args.camera_size)
     try:
         report = learn_deck(source.frames(), detector, order, name=args.name or out.stem, on_card=on_card,
-                            tune=args.tune, on_tune=lambda: print(
+                            tune=args.tune, tuner=tuner, on_tune=lambda: print(
                                 f"masta learn-deck: tuning the deck's own rank reader ({args.tune} batches, "
                                 f"about {args.tune * 0.27:.0f} s on a 2-core CPU)", file=sys.stderr, flush=True))
     finally:

@@ -26,12 +26,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from referee.cards import rank_of
-from vision.classifier import CLASSES, NONE_ID, crop_index
 from vision import deck_tune
 from vision.boxes import iou as _iou
+from vision.classifier import CLASS_RANK, CLASSES, NONE_ID, RANKS_ORDER, crop_index, rank_slot as _slot
 
-RANKS_ORDER = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+#: what fine-tunes a taught deck's rank reader: (crops, rank slots, float classifier path, steps,
+#: stop=Event) -> ONNX bytes; `training.deck_tune.tune`
+Tuner = Callable[..., bytes]
+
 #: the suits a deck is taught with by default, A to K of each in this order: one black and one
 #: red suit, a minute of showing cards; `deck_order("SHCD")` teaches the whole deck (each rank's
 #: four indices: some designs draw a rank's index differently from suit to suit)
@@ -60,19 +62,11 @@ MIN_CLOSE = 0.9
 #: 2 (5 Dec): the file names the classifier it was taught with (`vision.classifier.model_fingerprint`)
 FORMAT = 2
 
-def _slot(card: str) -> int:
-    """A card's rank's place in RANKS_ORDER (-1: `none`, the joker: never taught)."""
-    return -1 if card in ("none", "JK") else RANKS_ORDER.index(rank_of(card))
-
-
 def _untaught(cards) -> list[str]:
     """The ids among `cards` a deck cannot be taught with: unknown ones, `none` and the joker
     (no rank to weigh)."""
     return sorted({c for c in cards if c not in CLASSES or c in ("none", "JK")})
 
-
-#: for each classifier class, its rank's place in RANKS_ORDER (-1: none, the joker)
-CLASS_RANK = np.array([_slot(c) for c in CLASSES])
 
 
 class DeckMemoryError(ValueError):
@@ -256,26 +250,6 @@ class DeckMemory:
         return memory
 
 
-def features_graph(onnx_path: str | Path) -> bytes:
-    """The classifier's graph with a second output, `features`: what its last layer reads
-    (the input of the final Gemm, dequantized when the graph is int8)."""
-    import onnx
-    from onnx import TensorProto, helper
-
-    model = onnx.load(str(onnx_path))
-    g = model.graph
-    last = [n for n in g.node if n.op_type in ("Gemm", "QGemm", "MatMul")]
-    if not last:
-        raise DeckMemoryError(f"{onnx_path} has no final Gemm: not a masta index classifier")
-    node = last[-1]
-    if node.op_type == "QGemm":  # inputs: A, A_scale, A_zero_point, ...
-        g.node.append(helper.make_node("DequantizeLinear", list(node.input[:3]), ["features"]))
-    else:
-        g.node.append(helper.make_node("Identity", [node.input[0]], ["features"]))
-    g.output.append(helper.make_tensor_value_info("features", TensorProto.FLOAT, None))
-    return model.SerializeToString()
-
-
 def turned_crops(frame: np.ndarray, box, angles=ANGLES, scales=SCALES) -> list[np.ndarray]:
     """Crops of one index as if its card lay at each angle, cut as the detector's box would be
     (the turned index's upright bounding box) at each scale."""
@@ -426,7 +400,8 @@ def card_scores(probs: list[np.ndarray], order: list[str]) -> np.ndarray:
 
 def learn_deck(frames: Iterable, detector, order: Iterable[str] = DECK_ORDER, name: str = "",
                still_frames: int = 5, on_card: Callable[[Taught], None] | None = None,
-               tune: int = 0, stop=None, on_tune: Callable[[], None] | None = None) -> LearnReport:
+               tune: int = 0, stop=None, on_tune: Callable[[], None] | None = None,
+               tuner: Tuner | None = None) -> LearnReport:
     """Watch the cards of `order` shown one at a time on the table and remember their indices.
 
     The first settled scene is the bare table. Each later settled scene that differs from it,
@@ -436,8 +411,9 @@ def learn_deck(frames: Iterable, detector, order: Iterable[str] = DECK_ORDER, na
     worse than none). Which card of `order` each one is comes from `align`, not from counting:
     a card shown too briefly to be seen, or shown twice, leaves the others' labels right.
     With `tune` batches, the classifier is then fine-tuned on the taught corners and what lies
-    beside them (`vision.deck_tune`: the deck's own rank reader; `on_tune` is called as it starts,
-    `stop`, an Event, ends it early).
+    beside them by `tuner` (`training.deck_tune.tune`, given by the caller: the runtime never
+    imports training code) into the deck's own rank reader (`vision.deck_tune`; `on_tune` is
+    called as it starts, `stop`, an Event, ends it early).
     `frames` yields objects with `.image` and `.t` (`vision.source`)."""
     order = [str(c) for c in order]
     bad = _untaught(order)
@@ -514,7 +490,7 @@ def learn_deck(frames: Iterable, detector, order: Iterable[str] = DECK_ORDER, na
         xs = [c for (pos, _, _), j in kept for c in pos]
         ys = [_slot(order[j]) for (pos, _, _), j in kept for _ in pos]
         neg = [c for _, ns, _ in stored for c in ns]
-        memory.ranker, problem = _tuned(detector.classifier, xs, ys, neg, tune, stop)
+        memory.ranker, problem = _tuned(tuner, detector.classifier, xs, ys, neg, tune, stop)
         problems += [problem] if problem else []
         if memory.ranker:
             memory.weak = weak_ranks([(_slot(order[j]), reads) for (_, _, reads), j in kept])
@@ -540,13 +516,17 @@ def weak_ranks(reads: list[tuple[int, list[np.ndarray]]], below: float = WEAK_RA
     return tuple(sorted(s for s, v in got.items() if np.mean(v) < below))
 
 
-def _tuned(classifier, crops: list, slots: list, beside: list, steps: int, stop) -> tuple[bytes, str]:
+def _tuned(tuner: Tuner | None, classifier, crops: list, slots: list, beside: list, steps: int,
+           stop) -> tuple[bytes, str]:
     """(the ranker tuned on the taught index `crops` of rank `slots` and the `none` crops
     `beside` them, "") or (b"", why not: said to the operator; the taught features still weigh
     the reads)."""
+    if tuner is None:
+        return b"", ("the deck's own rank reader was not tuned (no tuner was given: "
+                     "training.deck_tune.tune); the camera reads with the taught indices alone")
     try:
-        return deck_tune.tune(np.stack(crops + beside), np.array(slots + [deck_tune.NONE_SLOT] * len(beside)),
-                              deck_tune.float_twin(classifier.path), steps, stop=stop), ""
+        return tuner(np.stack(crops + beside), np.array(slots + [deck_tune.NONE_SLOT] * len(beside)),
+                     deck_tune.float_twin(classifier.path), steps, stop=stop), ""
     except ImportError as exc:
         return b"", (f"the deck's own rank reader was not tuned ({exc.name or exc} is not installed: "
                      f"pip install -e '.[train]'); the camera reads with the taught indices alone")

@@ -1,5 +1,8 @@
 """A taught deck's own rank reader: the index classifier fine-tuned on the deck's taught corners.
 
+This module reads with a tuned reader and gathers what tuning learns from; the tuning itself
+is training code (`training.deck_tune.tune`), passed in by whoever asks for it.
+
 Why: a taught deck weighs the classifier's reads by how close their last-layer features lie to
 the taught indices (`DeckMemory.rank_weights`). Those features belong to a network that never
 saw the deck, and on the held-out decks they moved little: Knoll's camera crops read right 0.859
@@ -18,14 +21,13 @@ installs); reading with a tuned ranker needs ONNX Runtime only.
 """
 from __future__ import annotations
 
-import io
 import threading
-import warnings
 from pathlib import Path
 
 import numpy as np
 
-from vision.classifier import CLASSES, CROP_MARGIN, NONE_ID, crop_index, session_options, to_tensor_batch
+from vision.classifier import (CLASS_RANK, CLASSES, CROP_MARGIN, NONE_ID, crop_index, session_options,
+                               to_tensor_batch)
 
 JOKER = CLASSES.index("JK")
 #: the ranker's classes: the 13 ranks (A to K), then `none`
@@ -54,15 +56,9 @@ def float_twin(path) -> Path:
     return twin if twin.is_file() else p
 
 
-def _class_rank() -> np.ndarray:
-    from vision.deck_memory import CLASS_RANK
-
-    return CLASS_RANK
-
-
 def by_rank(probs: np.ndarray) -> np.ndarray:
     """(n, 13): each read's probability of each rank, its four suits summed."""
-    cr = _class_rank()
+    cr = CLASS_RANK
     out = np.zeros((len(probs), NONE_SLOT), probs.dtype)
     np.add.at(out.T, cr[cr >= 0], probs[:, cr >= 0].T)
     return out
@@ -95,55 +91,6 @@ def negatives(image: np.ndarray, boxes, detector, rng: np.random.Generator) -> l
         if far(x, y):
             out.append(store_crop(image, (x - side / 2, y - side / 2, x + side / 2, y + side / 2)))
     return out
-
-
-def _rank_logp(logits, torch):
-    """Log-probabilities of the 13 ranks and `none` from the classifier's 54 logits: each rank
-    the sum over its suits (and the joker's share left out)."""
-    lp = torch.log_softmax(logits, 1)
-    cr = torch.as_tensor(_class_rank())
-    cols = [torch.logsumexp(lp[:, cr == r], 1) for r in range(13)] + [lp[:, NONE_ID]]
-    out = torch.stack(cols, 1)
-    return out - torch.logsumexp(out, 1, keepdim=True)
-
-
-def tune(crops: np.ndarray, slots: np.ndarray, float_classifier, steps: int = TUNE_STEPS,
-         seed: int = 0, stop: threading.Event | None = None) -> bytes:
-    """The float classifier fine-tuned for `steps` batches on `crops` (STORE px, BGR) labelled
-    by rank slot (0-12, `NONE_SLOT`), as ONNX bytes. Norms stay as exported (`freeze_norms`)."""
-    import torch
-
-    from vision.train import _augment
-    from vision.train_mix import freeze_norms, onnx_state_dict
-    from vision.classifier import build_model
-
-    if not len(crops):
-        raise ValueError("no taught crops to tune on")
-    torch.manual_seed(seed)
-    net = build_model()
-    net.load_state_dict(onnx_state_dict(float_classifier))
-    net.train()
-    freeze_norms(net)
-    opt = torch.optim.AdamW(net.parameters(), lr=TUNE_LR, weight_decay=1e-4)
-    rng = np.random.default_rng(seed)
-    labels = torch.as_tensor(np.asarray(slots, np.int64))
-    with torch.enable_grad():
-        for _ in range(int(steps)):
-            if stop is not None and stop.is_set():
-                break
-            k = rng.integers(0, len(crops), TUNE_BATCH)
-            xb = torch.from_numpy(to_tensor_batch([_augment(rng, crops[i], 0.0, 0.3) for i in k]))
-            loss = torch.nn.functional.nll_loss(_rank_logp(net(xb), torch), labels[k])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-    net.eval()
-    buf = io.BytesIO()
-    with warnings.catch_warnings():  # the TorchScript exporter's deprecation: `masta train` exports so too
-        warnings.simplefilter("ignore", DeprecationWarning)
-        torch.onnx.export(net, torch.zeros(1, 3, 64, 64), buf, input_names=["crops"], output_names=["logits"],
-                          dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False)
-    return buf.getvalue()
 
 
 class Ranker:
@@ -179,7 +126,7 @@ def combine(probs: np.ndarray, ranks: np.ndarray) -> np.ndarray:
     classifier calls no index, stayed none that way (the dev renders' Knoll games read 189
     plays right against 207), and keeping the classifier's read wherever the two agree on a
     rank read 536 of 567 plays against 540 (the model card, "A taught deck's own rank reader")."""
-    cr = _class_rank()
+    cr = CLASS_RANK
     known = cr >= 0
     out = np.zeros_like(probs)
     ranked = probs[:, known]

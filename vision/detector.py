@@ -3,7 +3,7 @@
 Two stages, both ONNX on onnxruntime (no torch at inference):
  1. a 1-class YOLO finds corner indices (rank + suit printed in a card's corner);
  2. a small CNN reads each index crop (53 cards + `none`).
-`models/` holds int8 copies of both (`vision/quantize.py`; 37 instead of 58 ms a 640x480 frame
+`models/` holds int8 copies of both (`training/quantize.py`; 37 instead of 58 ms a 640x480 frame
 on 2 cores); `models/float/` the float models they come from, which load the same way.
 Indices of the same card id lying within about one card of each other are grouped into one
 physical card (a card shows two or four indices); its box spans the grouped indices (the

@@ -4,7 +4,7 @@ On an x86 CPU without VNNI (AVX2 only: AMD before Zen 4, Intel before Ice Lake, 
 ONNX Runtime multiplies uint8 activations by int8 weights with `vpmaddubsw`, which adds two
 products into 16 bits and saturates with full 8-bit weights: the card detector quantised that
 way found 11 of 35 cards of 8 real photos there. The committed models use 7-bit weights
-(`vision.quantize.REDUCE_RANGE`), which cannot overflow; an older or hand-made int8 file may
+(`training.quantize.REDUCE_RANGE`), which cannot overflow; an older or hand-made int8 file may
 not, and it must be refused with a way out rather than misread a table's cards all evening.
 """
 from __future__ import annotations

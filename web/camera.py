@@ -13,33 +13,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from .errors import ApiError
-from .frames import FrameHub
+from .frames import FrameHub, sane_frames
+from .sources import MAX_SOURCE, mask_source  # noqa: F401 (the camera's own, and its callers')
 from .table_service import TableService
 
 #: vision.detector's default: the index detector, with card_index_classifier.onnx beside it.
 MODEL = "models/card_index_detector.onnx"
 CLASSIFIER = "models/card_index_classifier.onnx"
-
-
-#: a URL's user:password@ (the password is masked), and query values that are secrets
-_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^/\s:@]*:)([^@\s/]+)@")
-_SECRET_QUERY = re.compile(r"(?i)([?&;](?:pass(?:word)?|pwd|token|key|secret|auth|sig(?:nature)?)=)([^&;#\s]+)")
-
-
-def mask_source(text: Any) -> Any:
-    """`text` with every camera password masked (rtsp://admin:***@host/stream, ?token=***):
-    what spectators, pages, pushes and the console see of a source. The operator's set-up
-    form alone shows the source as typed."""
-    if not isinstance(text, str):
-        return text
-    return _SECRET_QUERY.sub(r"\1***", _USERINFO.sub(r"\1***@", text))
-
-
-#: the longest camera source the set-up page takes (a stream URL with its token fits)
-MAX_SOURCE = 2000
 
 
 def find_model(root: Path | None = None) -> Path | None:
@@ -56,47 +37,6 @@ def load_detector(model: Path, deck=None) -> Any:
     (`web.deck_teacher`) without loading it again: the reads are the same."""
     from vision.detector import CAMERA, CardDetector  # lands with the detector; import only when used
     return CardDetector(str(model), deck=deck, features=True, **CAMERA)
-
-
-def sane_frames(frames_fn, report):
-    """Wrap a source's `frames()` so the watcher always gets what it expects: 8-bit BGR
-    frames of one size. A grey or 4-channel frame is converted, a frame of another size is
-    resized to the first frame's size; each kind of fix is reported once (to the page)."""
-    import cv2
-
-    def frames(stop=None):
-        size = None
-        said: set[str] = set()
-        for frame in frames_fn(stop):
-            img = frame.image
-            fixes = []
-            if img.dtype != np.uint8:
-                img = np.clip(img, 0, 255).astype(np.uint8)
-                fixes.append(f"{frame.image.dtype} pixels")
-            if img.ndim == 2 or (img.ndim == 3 and img.shape[2] == 1):
-                img = cv2.cvtColor(img.reshape(img.shape[:2]), cv2.COLOR_GRAY2BGR)
-                fixes.append("grey frames")
-            elif img.ndim == 3 and img.shape[2] == 4:
-                img = cv2.cvtColor(img, cv2.COLOR_BGRA2BGR)
-                fixes.append("4-channel frames")
-            elif img.ndim != 3 or img.shape[2] != 3:
-                if "shape" not in said:
-                    said.add("shape")
-                    report(f"camera frames of shape {img.shape} cannot be read: skipped")
-                continue
-            if size is None:
-                size = img.shape[1], img.shape[0]
-            elif (img.shape[1], img.shape[0]) != size:
-                fixes.append(f"frames of {img.shape[1]}x{img.shape[0]} instead of {size[0]}x{size[1]} (resized)")
-                img = cv2.resize(img, size, interpolation=cv2.INTER_AREA)
-            for fix in fixes:
-                key = fix.split(" (")[0]
-                if key not in said:
-                    said.add(key)
-                    report(f"camera sends {fix}: converted, the game goes on")
-            frame.image = img
-            yield frame
-    return frames
 
 
 class CameraRunner:

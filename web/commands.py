@@ -201,8 +201,13 @@ def serve(args) -> int:
             deck.check_classifier(model_fingerprint(model.with_name(CLASSIFIER_NAME)))
     if args.teach_tune is not None and args.teach_tune < 0:
         raise ValueError(f"--teach-tune {args.teach_tune}: give a number of batches from 0 (0: no tuning)")
-    config = _config(args, source=args.source,
-                     **({} if args.teach_tune is None else {"teach_tune": args.teach_tune}))
+    tuning = {}
+    if args.teach_tune:  # training code, imported only when asked for
+        from training.deck_tune import tune
+        tuning = {"teach_tune": args.teach_tune, "tuner": tune}
+    elif args.teach_tune is not None:
+        tuning = {"teach_tune": args.teach_tune}
+    config = _config(args, source=args.source, **tuning)
     app = _build(config)
     server = _bind(app, config)
     store = app.extensions["masta.store"]

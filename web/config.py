@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,10 +37,13 @@ class Config:
     threads: int = 96
     #: Seconds between keep-alive comments on idle event streams.
     keepalive_s: float = 15.0
-    #: Batches a deck taught on the Teach page tunes its own rank reader for (`vision.deck_tune`;
+    #: Batches a deck taught on the Teach page tunes its own rank reader for (`training.deck_tune`;
     #: 300 takes about 80 s on a 2-core CPU; 0, the default: the taught indices alone weigh the
     #: reads. `masta serve --teach-tune`).
     teach_tune: int = 0
+    #: What tunes it: `training.deck_tune.tune`, given by `masta serve` when `teach_tune` asks
+    #: for it (the server's own modules never import training code); None: not tuned, said so.
+    tuner: Callable[..., bytes] | None = None
     testing: bool = False
 
     def __post_init__(self) -> None:

@@ -13,8 +13,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .camera import mask_source, sane_frames
 from .errors import ApiError
+from .frames import sane_frames
+from .sources import mask_source
 
 #: the file a deck taught from the page is kept in, inside the server's data folder
 DECK_FILE = "deck.npz"
@@ -248,7 +249,8 @@ class DeckTeacher:
         try:
             report = learn_deck(self._frames(src, stop), self.runner.detector, self.order,
                                 name="taught at the table", on_card=on_card,
-                                tune=self.app.config["MASTA"].teach_tune, stop=self._halt, on_tune=on_tune)
+                                tune=self.app.config["MASTA"].teach_tune, tuner=self.app.config["MASTA"].tuner,
+                                stop=self._halt, on_tune=on_tune)
         except Exception as exc:  # a broken camera must not leave the table without its referee
             with self._lock:
                 self.problems.append(f"teaching stopped: {exc}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from referee import rules as _rules
-from referee.evening import Evening
+from referee.evening_view import Evening
 from referee.table import TableReferee
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.classifier import NONE_ID
-from vision.train import _augment, _centre, evaluate_classifier
+from training.train import _augment, _centre, evaluate_classifier
 
 
 @dataclass
@@ -70,7 +70,7 @@ def load_sources(work: Path, shares: dict[str, float], real_val_tenth: bool = Tr
 
 
 def onnx_state_dict(path: Path) -> dict:
-    """The classifier's weights from its ONNX export, for `vision.classifier.build_model`.
+    """The classifier's weights from its ONNX export, for `training.models.build_model`.
 
     The export folds each batch norm into the convolution before it (weight and a new bias).
     Here the folded weight goes back to the convolution and its bias to the batch norm's
@@ -81,7 +81,7 @@ def onnx_state_dict(path: Path) -> dict:
     import torch
     from onnx import numpy_helper
 
-    from vision.classifier import build_model
+    from training.models import build_model
 
     model = onnx.load(str(path))
     inits = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
@@ -93,7 +93,7 @@ def onnx_state_dict(path: Path) -> dict:
     conv_idx = [k for k, m in enumerate(mods) if isinstance(m, torch.nn.Conv2d)]
     if len(conv_idx) != len(convs):
         raise ValueError(f"{path}: {len(convs)} convolutions, the classifier has {len(conv_idx)}: "
-                         "not an export of vision.classifier.build_model")
+                         "not an export of training.models.build_model")
     for k, node in zip(conv_idx, convs):
         w = inits[node.input[1]]
         b = inits[node.input[2]] if len(node.input) > 2 else np.zeros(w.shape[0], np.float32)
@@ -193,13 +193,13 @@ def train_mix(sources: list[CropSource], out: Path, minutes: float, lr: float = 
               lowres: float = 0.3, wide: float = 0.0, eval_every: float = 60.0,
               label_smoothing: float = 0.05, log=print) -> Path:
     """Train for `minutes` of wall clock; write `out` (the `{"model": state_dict}` that
-    `vision.train.export_classifier` reads) after every validation and at the end, with a
+    `training.train.export_classifier` reads) after every validation and at the end, with a
     JSON log of each validation beside it."""
     import torch
     import torch.nn.functional as F
     from torch.utils.data import DataLoader
 
-    from vision.classifier import build_model
+    from training.models import build_model
 
     torch.manual_seed(seed)
     dev = "cuda" if torch.cuda.is_available() else "cpu"
@@ -312,7 +312,7 @@ def unpack_crops(packed: Path, out: Path) -> Path:
 
 def _video_job(args: tuple) -> tuple[str, np.ndarray, np.ndarray] | None:
     """Render one training video and cut its index crops (a process pool's job)."""
-    from vision.train import _render_training_video, video_crops
+    from training.train import _render_training_video, video_crops
 
     spec, path, seed = args
     _render_training_video(spec, path)
@@ -329,13 +329,13 @@ def prepare(work: Path, styles: list[str], synth_count: int, video_count: int,
     """Synthetic pots and training-style table videos drawn here, in `styles` only, cut into
     `crops-synth.npz` and `crops-video.npz` (the last video validates); with `camera`, also
     `crops-camera.npz`: the same videos cut around the committed detector's own boxes as the
-    table camera reads them (`vision.train.camera_crops`), its misplaced boxes as `none`."""
+    table camera reads them (`training.train.camera_crops`), its misplaced boxes as `none`."""
     import cv2
 
     from datasets.faces import HELD_OUT_STYLES
     from datasets.synth import write_dataset
     from masta.pool import process_pool
-    from vision.train import synth_crops, training_video_spec
+    from training.train import synth_crops, training_video_spec
 
     held = [s for s in styles if s in HELD_OUT_STYLES]
     if held:
@@ -366,7 +366,7 @@ def prepare(work: Path, styles: list[str], synth_count: int, video_count: int,
         x, y, xv, _ = _save_last_validates(work / "crops-video.npz", [(d[1], d[2]) for d in done])
         log(f"prepare: {len(done)} videos at {w}x{h}, crops {len(x)} + {len(xv)} val, {time.time() - t0:.0f} s")
         if camera:
-            from vision.train import camera_crops
+            from training.train import camera_crops
 
             cut = camera_crops(vids, seed + 8, stems=[d[0] for d in done])
             parts = [cut[d[0]] for d in done if d[0] in cut]
@@ -391,7 +391,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from vision.frame_size import frame_size
 
-    p = argparse.ArgumentParser(prog="python -m vision.train_mix", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m training.train_mix", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="verb", required=True)
     pk = sub.add_parser("pack", help="a crop file as JPEG bytes, to carry")
     pk.add_argument("npz", type=Path)
@@ -439,7 +439,7 @@ def main(argv: list[str] | None = None) -> int:
         soup(a.a, a.b, a.weight, a.out)
         say(f"{a.out}: {1 - a.weight:g} x {a.a} + {a.weight:g} x {a.b}")
         if a.onnx is not None:
-            from vision.train import export_classifier
+            from training.train import export_classifier
             export_classifier(a.out, a.onnx)
             say(f"exported {a.onnx}")
     elif a.verb == "prepare":

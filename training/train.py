@@ -39,7 +39,7 @@ from vision.boxes import iou
 from vision.card_face import FACE_H, FACE_MODEL_NAME, FACE_W
 from vision.classifier import CLASSES, CROP, CROP_MARGIN, NONE, NONE_ID, crop_index
 from vision.detector import CLASSIFIER_NAME, DETECTOR_NAME
-from vision.evaluate import read_yolo_labels, read_yolo_names
+from training.evaluate import read_yolo_labels, read_yolo_names
 
 REAL_DIR = SHARED_DATA / "real" / "poker-cards"
 
@@ -855,12 +855,12 @@ class CropModel:
 
 
 def _index_model():
-    from vision.classifier import build_model
+    from training.models import build_model
     return build_model()
 
 
 def _face_model():
-    from vision.card_face import build_face_model
+    from training.models import build_face_model
     return build_face_model(len(CLASSES))
 
 
@@ -1061,8 +1061,8 @@ def stage_export(plan: TrainPlan, det_pt: Path, cls_pt: Path, face_pt: Path | No
 
 def stage_int8(plan: TrainPlan) -> None:
     """Int8 copies of `<models>/float/`'s models into `<models>/`, calibrated on real train
-    photos and synthetic training pots (`vision/quantize.py`)."""
-    from vision.quantize import calibration_images, quantize_models
+    photos and synthetic training pots (`training/quantize.py`)."""
+    from training.quantize import calibration_images, quantize_models
 
     if plan.int8 == "none":
         _say("int8: none asked for (--int8 none), the float models run")
