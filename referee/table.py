@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee import pile as pilelib
+from referee.assume import OPEN, Assumption, card_words
 from referee.cards import JOKER, RANKS, rank_of
 from referee.evening import EveningBook, GameResult, titles_for
 from referee.events import EventError, taken_after_end, validate_event
@@ -121,6 +122,12 @@ class Game:
     suspicions: list[dict] = field(default_factory=list)
     end_seq: int | None = None
     held: list[int] = field(default_factory=list)  # the camera's plays seen after the end
+    # what the referee went on without being told (`referee.assume`), by key
+    assumptions: dict[str, Assumption] = field(default_factory=dict)
+    basis: str | None = None       # the assumption the current turn rests on
+    starter_open: bool = False     # nobody said who starts: the first play tells (or is assumed)
+    ace_by: str | None = None      # who played the play waiting for its target
+    asked: list[str] = field(default_factory=list)  # questions shown first, in order
 
     @property
     def pile(self) -> list[str]:
@@ -193,6 +200,10 @@ class TableReferee:
         self._consumed: set[int] = set()
         self._ckpt: dict | None = None  # the state just before the current game's setup
         self._memo: dict[tuple, Ruling] = {}  # pot-only rulings already computed
+        # assumptions later camera evidence changed (key -> (player, seq of the evidence)): a
+        # function of the log, found as it is applied, so a replay finds the same
+        self._derived: dict[str, tuple[str, int]] = {}
+        self._redo = False
         for ev in events:
             self.apply(ev)
 
@@ -232,14 +243,46 @@ class TableReferee:
             self.__dict__.update(TableReferee.replay(self.log).__dict__)
             raise
         self.outputs[ev["seq"]] = out
+        if self._redo:  # the camera contradicted a guess: the game again, with what it said
+            self._redo = False
+            self.log.pop()
+            del self.outputs[ev["seq"]]
+            return self._rebuild_with(ev)
         return out
 
     def _rebuild_with(self, ev: dict) -> list[dict]:
         """Replay the current game (from its setup) with `ev` appended; earlier games are
         final, since corrections may only name events of the current game."""
+        log = self.log + [ev]
+        ck = self._ckpt
+        start = ck["seq"] if ck else 1
+        derived = dict(self._derived)
+        for _ in range(16):  # each pass may find one more guess the camera contradicts
+            fresh = self._replayed(log, ev, derived)
+            if not fresh._redo:
+                break
+            derived = fresh._derived
+        fresh._redo = False
+        if fresh.game is not None and self.game is not None and fresh.game.number == self.game.number:
+            # a question shown before stays asked, though the replay knows its answer now
+            fresh.game.asked = self.game.asked + [k for k in fresh.game.asked if k not in self.game.asked]
+        out: list[dict] = []
+        for old in self.log[start - 1:]:
+            new_out = fresh.outputs.get(old["seq"], [])
+            if new_out != self.outputs.get(old["seq"], []):
+                out.extend(dict(o, revised=True) for o in new_out)
+                if not new_out and self.outputs.get(old["seq"]):
+                    out.append({"kind": "info", "event": old["seq"], "revised": True,
+                                "text": f"event {old['seq']} no longer counts"})
+        out.extend(fresh.outputs.get(ev["seq"], []))
+        self.__dict__.update(fresh.__dict__)
+        return out
+
+    def _replayed(self, log: list[dict], ev: dict, derived: dict) -> TableReferee:
+        """A referee that has replayed the current game of `log` (ending with `ev`)."""
         fresh = TableReferee()
         fresh._memo = self._memo
-        log = self.log + [ev]
+        fresh._derived = dict(derived)
         ck = self._ckpt
         start = ck["seq"] if ck else 1
         fresh.log = log[:start - 1]
@@ -257,17 +300,7 @@ class TableReferee:
         fresh._voided = _voided(fresh.log)
         for old in _in_play_order(log[start - 1:], fresh._voided):
             fresh.outputs[old["seq"]] = [] if old["seq"] in fresh._voided else fresh._replay_step(old, ev)
-        out: list[dict] = []
-        for old in self.log[start - 1:]:
-            new_out = fresh.outputs.get(old["seq"], [])
-            if new_out != self.outputs.get(old["seq"], []):
-                out.extend(dict(o, revised=True) for o in new_out)
-                if not new_out and self.outputs.get(old["seq"]):
-                    out.append({"kind": "info", "event": old["seq"], "revised": True,
-                                "text": f"event {old['seq']} no longer counts"})
-        out.extend(fresh.outputs.get(ev["seq"], []))
-        self.__dict__.update(fresh.__dict__)
-        return out
+        return fresh
 
     def _replay_step(self, old: dict, ev: dict) -> list[dict]:
         """`_step`, its refusal said as the refusal of `ev`, whose replay it is part of."""
@@ -330,6 +363,10 @@ class TableReferee:
             ev["event"] = g.last_played
         if t == "target" and ref is None and g.awaiting_target is not None:
             ev["event"] = g.awaiting_target
+        elif t == "target" and ref is None:  # the answer to the latest Ace still guessed at
+            guessed = [a.event for a in g.assumptions.values() if a.kind == "target" and a.is_open]
+            if guessed:
+                ev["event"] = guessed[-1]
         if t == "picked_up" and ref is None:
             if g.pending_clear is not None:
                 ev["event"] = g.pending_clear
@@ -424,6 +461,15 @@ class TableReferee:
 
     # ------------------------------------------------------------------ the state machine
     def _step(self, ev: dict) -> list[dict]:
+        out = self._step_event(ev)
+        g = self.game
+        if g is not None and not g.over:  # the question the page shows now: asked once shown
+            qs = self._questions(g)
+            if qs and qs[0].key not in g.asked:
+                g.asked.append(qs[0].key)
+        return out
+
+    def _step_event(self, ev: dict) -> list[dict]:
         t, seq = ev["type"], ev["seq"]
         if seq in self._voided:
             return []
@@ -487,20 +533,125 @@ class TableReferee:
         seats = {p: Seat(p, lay, lay, lay) for p in ev["players"]}
         players = list(ev["players"])
         starter = ev.get("starter")
-        if starter is None and (tr.start == "left_of_dealer" or self.book.results):
-            starter = players[(players.index(ev["dealer"]) + 1) % n]
+        left = players[(players.index(ev["dealer"]) + 1) % n]
+        open_start = starter is None and not (tr.start == "left_of_dealer" or self.book.results)
         g = Game(number=ev["game"], setup_seq=ev["seq"], preset=preset, players=players,
                  dealer=ev["dealer"], decks=decks, seats=seats, stock=total - 3 * lay * n,
-                 ledger=Ledger(decks, tr.jokers_per_deck), turn=starter)
+                 ledger=Ledger(decks, tr.jokers_per_deck), turn=starter or left,
+                 starter_open=open_start)
         self.game = g
         self.games.append(g)
         out.extend(self.book.setup(ev))
-        if starter is None:
-            out.append(self._prompt(g, ev["seq"], "who_starts",
-                                    f"{preset.name}: the player with the lowest "
-                                    f"{tr.start_rank} starts; who is it? (add played_by "
-                                    f"after the first play, or set starter)"))
+        if open_start:  # the first play tells who had the lowest card (its side, else assumed)
+            out.append({"kind": "info", "event": ev["seq"],
+                        "text": f"{preset.name}: the player with the lowest {tr.start_rank} "
+                                f"starts; until the first play says who, {left} (left of the "
+                                f"dealer) is assumed"})
         return out
+
+    # -- assumptions (referee.assume) --------------------------------------------------------
+    @staticmethod
+    def _hint(g: Game, ev: dict) -> str | None:
+        """The side the camera saw the arm (or the pot) go to: a player still in, or None."""
+        seat = (ev.get("meta") or {}).get("seat")
+        return seat if isinstance(seat, str) and seat in g.seats and not g.seats[seat].out else None
+
+    def _assume(self, g: Game, kind: str, seq: int, value: str, by: str, options: list[str],
+                about: str) -> Assumption:
+        """Go on with `value`; the camera's later evidence, remembered from an earlier pass
+        over this log (`_derived`), may already have changed it."""
+        a = Assumption(kind, seq, value, by, list(dict.fromkeys(options)), about, asked_at=seq)
+        d = self._derived.get(a.key)
+        if d is not None and d[0] != value and d[0] in a.options:
+            a.settle(d[0], d[1])
+        g.assumptions[a.key] = a
+        return a
+
+    @staticmethod
+    def _evidence(g: Game, a: Assumption | None, player: str, seq: int) -> None:
+        """Event `seq` shows `player` where assumption `a` had guessed: settled or changed."""
+        if a is None or not a.is_open:
+            return
+        a.settle(player, seq)
+        if g.basis == a.key:
+            g.basis = None
+
+    def _basis(self, g: Game) -> Assumption | None:
+        a = g.assumptions.get(g.basis) if g.basis else None
+        if a is None or not a.is_open:
+            g.basis = None
+            return None
+        return a
+
+    @staticmethod
+    def _before(g: Game, player: str) -> str:
+        """The active player just before `player` in the current direction."""
+        g.direction = -g.direction
+        try:
+            return g.step(player)
+        finally:
+            g.direction = -g.direction
+
+    @staticmethod
+    def _after_words(g: Game) -> str:
+        top = next((pc for pc in reversed(g.pot) if pc.player), None)
+        return f" after {top.player}'s {card_words([top.card])}" if top else ""
+
+    def _likely_player(self, g: Game, ev: dict, cards: list[str]) -> tuple[str | None, dict | None]:
+        """Who played `ev`, nobody having said: the camera's side where it fits the game,
+        else the turn. Returns the player and what the ruling says it rests on."""
+        seq, hint = ev["seq"], self._hint(g, ev)
+        if g.awaiting_target is not None:  # whoever answers the Ace is the one it hit
+            a = g.assumptions.get(f"target:{g.awaiting_target}")
+            if hint is not None and hint != g.ace_by and (a is None or a.is_open):
+                self._evidence(g, a, hint, seq)
+                return hint, None
+            value = g.target or g.turn
+            if a is not None and a.is_open:
+                return value, {"player": value, "by": "rules", "key": a.key}
+            return value, None
+        expected = g.turn or hint or next(iter(g.active()), None)
+        if expected is None:
+            return None, None
+        if g.starter_open:
+            g.starter_open = False
+            likely = hint or expected
+            a = self._assume(g, "starter", seq, likely, "camera" if hint else "rules",
+                             [likely] + g.active(), card_words(cards))
+            g.turn = a.value
+            return a.value, {"player": a.value, "by": a.by, "key": a.key}
+        basis = self._basis(g)
+        if hint is None or hint == expected:
+            if basis is None:
+                return expected, None
+            if hint is not None:  # the camera agrees with what the turn rested on
+                self._evidence(g, basis, basis.value, seq)
+                return expected, None
+            return expected, {"player": expected, "by": "rules", "key": basis.key}
+        # the arm came from another side than the turn's: a Turbo where it is one, else the
+        # turn was not where the referee thought (a play it never saw, a wrong guess)
+        seat = g.seats[hint]
+        turbo_ok = self._judge(g, seat, cards, seat.phase(g.stock), True).legal
+        if not turbo_ok and basis is not None and basis.kind in ("target", "picked_up", "starter"):
+            # the turn rested on a guess the camera now contradicts: whoever was before this
+            # side took the Ace's pot (or started); the game is replayed with that at once
+            before = self._before(g, hint)
+            if before in basis.options and before != basis.value and basis.key not in self._derived:
+                self._derived[basis.key] = (before, seq)
+                self._redo = True
+        a = self._assume(g, "player", seq, hint, "camera", [hint, expected] + g.active(),
+                         card_words(cards) + self._after_words(g))
+        if not turbo_ok and a.value == hint:
+            g.turn = hint  # in turn, as far as the referee can tell
+        return a.value, {"player": a.value, "by": a.by, "key": a.key}
+
+    def _questions(self, g: Game) -> list[Assumption]:
+        """The open questions, the one that changes the game most first: the one the turn
+        rests on, then the guesses of the rules before the camera's, oldest first."""
+        basis = self._basis(g)
+        rest = sorted((a for a in g.assumptions.values() if a.is_open and a is not basis),
+                      key=lambda a: (a.by == "camera", a.event))
+        return ([basis] if basis else []) + rest
 
     def _prompt(self, g: Game, seq: int, kind: str, text: str, **extra: Any) -> dict:
         p = {"kind": "prompt", "prompt": kind, "event": seq, "text": text, **extra}
@@ -567,9 +718,16 @@ class TableReferee:
         player = by["player"] if by else ev.get("player")
         if by:
             self._consumed.add(by["seq"])
+        assumed: dict | None = None
         if player is None:
-            player = g.target if g.awaiting_target is not None and g.target else g.turn
-        if player is not None and g.awaiting_target is not None and g.target is None:
+            player, assumed = self._likely_player(g, ev, cards)
+        elif g.awaiting_target is not None and player != g.ace_by:
+            self._evidence(g, g.assumptions.get(f"target:{g.awaiting_target}"), player, seq)
+        elif g.starter_open:  # the first play says who had the lowest card
+            g.starter_open = False
+            g.turn = player
+        if player is not None and g.awaiting_target is not None and (
+                g.target is None or player != g.ace_by):
             g.target = player  # whoever answers the Ace is the one it hit
             self._drop_prompts(g, "target")
         expected = g.target if g.awaiting_target is not None else g.turn
@@ -591,6 +749,8 @@ class TableReferee:
                                      "rule": g.preset.citation("turbo")})
         rd.update(kind="ruling", event=seq, player=player, cards=cards, turbo=turbo,
                   phase=phase)
+        if assumed:
+            rd["assumed"] = assumed
         out.append(rd)
         g.last_ruling = rd
         for s in g.ledger.play(cards, player, seq):
@@ -629,6 +789,8 @@ class TableReferee:
         out.extend(self._maybe_out(g, player, seq, special=special))
         if g.over:
             return out
+        if assumed and assumed.get("key") and not turbo:  # the turn now rests on it
+            g.basis = assumed["key"]
         if turbo:  # a Turbo keeps the turn where it was, unless it burns and plays again
             if "again" in effects and not seat.out:
                 g.turn = player
@@ -636,7 +798,8 @@ class TableReferee:
                 g.turn = g.step(g.turn)
             return out
         if "give_pot" in effects:
-            out.extend(self._await_target(g, seq, f"{player} played {' '.join(cards)}"))
+            g.ace_by = player
+            out.extend(self._await_target(g, seq, f"{player}'s {card_words(cards)}"))
             return out
         if "again" in effects:
             g.turn = player if not seat.out else g.step(player)
@@ -658,7 +821,8 @@ class TableReferee:
         if "burn" in ruling.effects:
             out.extend(self._burn(g, None, seq))
         if "give_pot" in ruling.effects:
-            out.extend(self._await_target(g, seq, f"{' '.join(cards)} (event {seq})"))
+            g.ace_by = None
+            out.extend(self._await_target(g, seq, f"{card_words(cards)} (event {seq})"))
         return out
 
     def _await_target(self, g: Game, seq: int, play: str) -> list[dict]:
@@ -670,8 +834,19 @@ class TableReferee:
             self._consumed.add(tgt["seq"])
             g.target = g.turn = tgt["player"]
             return []
-        g.turn = None
-        return [self._prompt(g, seq, "target", f"{play}: who gets the pot? add target")]
+        # nobody said: the next in turn is the likeliest (the camera's next play may say
+        # otherwise: whoever answers the Ace is the one it hit)
+        ace_by = g.ace_by
+        likely = g.step(ace_by) if ace_by in g.players else g.turn
+        if likely is None or likely == ace_by:
+            likely = next((p for p in g.active() if p != ace_by), ace_by)
+        options = [likely] + [p for p in g.active() if p not in (likely, ace_by)]
+        a = self._assume(g, "target", seq, likely, "rules", options, play)
+        g.target = g.turn = a.value
+        g.basis = a.key
+        return [{"kind": "prompt", "prompt": "target", "event": seq, "assumed": a.value,
+                 "text": f"{a.text()} {a.value} is assumed (the next in turn) until the camera "
+                         f"or a person says otherwise"}]
 
     def _judge(self, g: Game, seat: Seat | None, cards: list[str], phase: str,
                turbo: bool) -> Ruling:
@@ -829,7 +1004,8 @@ class TableReferee:
             g.end_seq = seq
             g.turn = None
             g.prompts = [p for p in g.prompts if p["prompt"] == "desync"]
-            res = GameResult(g.number, g.setup_seq, list(g.players), list(g.order), seq)
+            res = GameResult(g.number, g.setup_seq, list(g.players), list(g.order), seq,
+                             assumed=[a.key for a in g.assumptions.values() if a.is_open])
             out.extend(self.book.game_over(res))
         elif g.turn == player:
             g.turn = g.step(player)
@@ -845,10 +1021,19 @@ class TableReferee:
         ann = self._annotation("picked_up", seq)
         if ann is not None:
             self._consumed.add(ann["seq"])
+            if g.awaiting_target is not None:  # who took it answers the Ace's question too
+                key = f"target:{g.awaiting_target}"
+                g.assumptions.pop(key, None)
+                g.basis = None if g.basis == key else g.basis
             return self._pick_up(g, ann["player"], seq, at_clear=True)
         picker = None
         if g.awaiting_target is not None:
             picker = g.target
+            a = g.assumptions.get(f"target:{g.awaiting_target}")
+            hint = self._hint(g, ev)
+            if a is not None and a.is_open and hint is not None and hint != g.ace_by:
+                self._evidence(g, a, hint, seq)  # the pot went towards their side
+                picker = a.value
         elif g.penalty is not None:
             # the offender takes back the illegal cards with the pot; if they played out of
             # turn, the player whose turn it was still plays next
@@ -896,6 +1081,9 @@ class TableReferee:
         if ev["seq"] in self._consumed or g.awaiting_target != ev.get("event"):
             return []
         g.target = ev["player"]
+        g.assumptions.pop(f"target:{ev['event']}", None)  # a person said: no guess left
+        if g.basis == f"target:{ev['event']}":
+            g.basis = None
         self._drop_prompts(g, "target")
         out: list[dict] = [{"kind": "info", "event": ev["seq"],
                             "text": f"{ev['player']} gets the pot unless they answer"}]
@@ -973,6 +1161,8 @@ class TableReferee:
         if g is None:
             return {"game": None, "players": [], "over": False, "titles": None,
                     "prompts": [], "suspicions": [], "pot": [], "events": len(self.log),
+                    "question": None, "questions": [], "questions_waiting": 0,
+                    "assumptions": [], "titles_assumed": 0,
                     "pending_duties": self.book.pending_duties(False), "turn": None}
         titles = titles_for(g.order) if g.over else None
         players = []
@@ -996,8 +1186,25 @@ class TableReferee:
             "target": g.target, "pending_duties": self.book.pending_duties(g.started),
             "burned": g.ledger.burned(), "held": list(g.held), "ended_at": g.end_seq,
             "events": len(self.log), "jokers": g.decks * g.preset.table.jokers_per_deck,
+            **self._question_view(g),
             "fits": None if g.over else [r for r in (*RANKS, JOKER) if pilelib.fits(g.preset, g.pile, r)],
         }
+
+
+    def asked(self) -> int:
+        """How many questions the current game has shown as the one to answer. History, not
+        the game: a person's late answer or a play added later changes what was shown."""
+        return len(self.game.asked) if self.game else 0
+
+    def _question_view(self, g: Game) -> dict:
+        """The questions for the pages: the one that changes the game most (`question`), how
+        many wait behind it, all of them for the operator, and every assumption made."""
+        qs = [a.to_dict() for a in self._questions(g)]
+        return {"question": qs[0] if qs else None, "questions": qs,
+                "questions_waiting": max(0, len(qs) - 1),
+                "assumptions": [a.to_dict() for a in g.assumptions.values()],
+                "turn_assumed": g.basis is not None and not g.over,
+                "titles_assumed": len(qs) if g.over else 0}
 
 
 def _voided(log: list[dict]) -> set[int]:
