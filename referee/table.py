@@ -593,6 +593,17 @@ class TableReferee:
             g.direction = -g.direction
 
     @staticmethod
+    def _in_turn_from(g: Game, first: str) -> list[str]:
+        """The active players in the order of play, from `first`."""
+        out = [first]
+        for _ in range(len(g.players)):
+            nxt = g.step(out[-1])
+            if nxt in out:
+                break
+            out.append(nxt)
+        return out
+
+    @staticmethod
     def _after_words(g: Game) -> str:
         top = next((pc for pc in reversed(g.pot) if pc.player), None)
         return f" after {top.player}'s {card_words([top.card])}" if top else ""
@@ -840,7 +851,7 @@ class TableReferee:
         likely = g.step(ace_by) if ace_by in g.players else g.turn
         if likely is None or likely == ace_by:
             likely = next((p for p in g.active() if p != ace_by), ace_by)
-        options = [likely] + [p for p in g.active() if p not in (likely, ace_by)]
+        options = [p for p in self._in_turn_from(g, likely) if p != ace_by]
         a = self._assume(g, "target", seq, likely, "rules", options, play)
         g.target = g.turn = a.value
         g.basis = a.key

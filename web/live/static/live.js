@@ -30,7 +30,7 @@
     const cards = t.pot || [];
     pot.replaceChildren(...(cards.length ? cards.map((c) => card(c)) : [h("span", { class: "muted" }, "empty")]));
     document.getElementById("facts").replaceChildren(
-      fact("turn", t.turn),
+      fact("turn", t.turn ? t.turn + (t.turn_assumed ? " (assumed)" : "") : t.turn),
       fact("next play", t.next || t.next_play),
       fact("direction", direction(t.direction)),
       fact("stock", t.stock),
@@ -53,17 +53,21 @@
     const prompts = [].concat((t.prompts || []).filter((p) => !older.includes(p)),
       older.length ? [{ text: older.length + " earlier play(s) without a player: name them on the rulings page" }] : [],
       (t.suspicions || []).slice(-3).map((x) => ({ text: "Suspicion: " + (x.text || x.suspicion) })));
-    document.getElementById("prompts").replaceChildren(...[over(t)].concat(prompts.map((p) => masta.promptBox(p, names2))).filter(Boolean));
+    document.getElementById("prompts").replaceChildren(...[over(t, s.summary), masta.questionBox(t, false)]
+      .concat(prompts.map((p) => masta.promptBox(p, names2))).filter(Boolean));
   }
 
   /* The game's end, said at the top: who got which title, and what to do next. Plays the
      camera saw after it are held unruled: play going on means a misread ended the game. */
-  function over(t) {
+  function over(t, summary) {
     if (!t.over) return null;
     const titles = t.titles || {};
     const kids = [h("b", {}, "Game " + t.game + " is over: "),
       (t.finishing_order || []).map((n) => n + (titles[n] ? " " + titles[n] : "")).join(", ") + ". ",
       h("a", { href: "/setup/" }, "Set up the next game"), "."];
+    if (t.titles_assumed) kids.push(h("div", { class: "small" }, h("span", { class: "tag assumed" }, "assumed"),
+      " These titles rest on " + t.titles_assumed + " assumption(s) nobody confirmed."));
+    if (summary) kids.push(h("div", { class: "small muted summary" }, summary.text));
     const held = t.held || [];
     if (held.length) {
       kids.push(h("div", { class: "held" }, "The camera has seen " + held.length + " play(s) since (#" + held.join(", #") +

@@ -60,6 +60,8 @@
     const k = o.verdict || o.kind;
     const rules = [...new Set((o.reasons || []).map((r) => r.rule).filter(Boolean))];  // two reasons may cite one rule
     return h("div", { class: "out" }, h("span", { class: "tag " + k }, k), " ", o.plain || "",
+      o.assumed ? h("span", { class: "tag assumed", title: "nobody said: " + (o.assumed.by === "camera"
+        ? "the camera saw it come from that side" : "the rules make it likeliest") }, "assumed " + (o.assumed.player || "")) : null,
       rules.length ? h("span", { class: "muted small" }, " (" + rules.join("; ") + ")") : null,
       o.next ? h("span", { class: "muted small" }, " next " + o.next) : null,
       o.held && ev && ev.type === "setup" ? addHeld(o, ev, entries) : null);
@@ -388,8 +390,9 @@
     state = d.view;
     banner(document.getElementById("banner"), state.latest, false);
     const seatOf = (seq) => { const r = d.entries.find((e) => e.event.seq === seq); return r && r.event.meta && r.event.meta.seat; };
-    document.getElementById("prompts").replaceChildren(...((state.table && state.table.prompts) || []).map((p) =>
-      masta.promptBox(p, state.players || [], p.event ? seatOf(p.event) : null)));
+    document.getElementById("prompts").replaceChildren(...[masta.questionBox(state.table, true)].concat(
+      ((state.table && state.table.prompts) || []).map((p) =>
+        masta.promptBox(p, state.players || [], p.event ? seatOf(p.event) : null))).filter(Boolean));
     render(d.entries, state.players || []);
     earlier(d.earlier || 0);
     if (!shown && location.hash) {  // a link to one event (the live page's): shown once, on arrival

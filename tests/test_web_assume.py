@@ -1,0 +1,72 @@
+"""The web table with nobody answering for the camera: one question in table words, answered
+with one tap; a killed server resumes with its assumptions and questions as they were; the
+demo's end line says the questions asked and the taps taken."""
+from __future__ import annotations
+
+from test_web import TOKEN, make_app, post
+
+from web.commands import DemoEnd
+
+
+def camera(table, cards, side):
+    return table.submit({"type": "cards_played", "cards": cards, "meta": {"seat": side}}, source="camera")
+
+
+def test_the_one_question_is_answered_with_one_tap_and_closes(tmp_path):
+    app = make_app(tmp_path)
+    table = app.extensions["masta.table"]
+    c = app.test_client()
+    table.submit({"type": "setup", "players": ["Ann", "Bob", "Cy", "Dee"], "dealer": "Dee"}, source="operator")
+    camera(table, ["4S"], "Ann")
+    camera(table, ["4C"], "Cy")      # a Turbo, by the side the arm came from
+    camera(table, ["AS"], "Bob")     # nobody says where the Ace's pot goes
+    s = c.get("/live/state.json").json
+    q = s["table"]["question"]
+    assert q["line"] == "Who took the pot after Bob's A♠? Cy · Dee · Ann"
+    assert s["table"]["turn"] == "Cy" and s["table"]["turn_assumed"] and s["table"]["questions_waiting"] == 1
+    ans = dict(q["answer"], player="Dee")
+    r = post(c, "/rulings/api/corrections", ans, headers={"X-Masta-Token": TOKEN})
+    assert r.status_code == 201
+    s = c.get("/live/state.json").json
+    assert s["table"]["turn"] == "Dee" and s["table"]["question"]["kind"] == "player"
+    assert s["summary"]["taps"] == 1 and s["summary"]["asked"] == 2 and s["summary"]["open"] == 1
+
+
+def test_a_killed_server_resumes_with_its_assumptions_and_questions(tmp_path):
+    app = make_app(tmp_path)
+    table = app.extensions["masta.table"]
+    table.submit({"type": "setup", "players": ["Ann", "Bob", "Cy"], "dealer": "Cy"}, source="operator")
+    camera(table, ["5D"], "Ann")
+    camera(table, ["AS"], "Bob")
+    table.submit({"type": "pot_cleared"}, source="camera")
+    camera(table, ["4C"], "Bob")     # contradicts the guess: Ann took the Ace's pot, re-ruled
+    camera(table, ["4H"], "Ann")     # a Turbo
+    camera(table, ["AC"], "Bob")     # the next Ace: still open
+    before = table.view()
+    assert before["table"]["assumptions"] and before["table"]["question"] is not None
+    again = make_app(tmp_path).extensions["masta.table"]  # the same SQLite file, a new server
+    after = again.view()
+    for key in ("assumptions", "questions", "question", "turn", "turn_assumed", "players"):
+        assert after["table"][key] == before["table"][key], key
+    assert after["summary"] == before["summary"]
+    assert again.referee.rulings() == table.referee.rulings()
+
+
+def test_the_demo_end_line_says_titles_questions_and_taps(tmp_path):
+    app = make_app(tmp_path)
+    table = app.extensions["masta.table"]
+    said: list[str] = []
+    end = DemoEnd(table, say=said.append)
+    table.submit({"type": "setup", "players": ["Ann", "Bob", "Cy"], "dealer": "Cy"}, source="system")
+    end(camera(table, ["4S"], "Ann")["event"], 1.0)
+    end(camera(table, ["4C"], "Cy")["event"], 2.0)  # a Turbo by the arm's side: assumed
+    assert said == []
+    # the rest of the game, fast: two players said out and confirmed (by the system, so no
+    # person's tap), whatever the counts say
+    for name in ("Ann", "Bob"):
+        out = table.submit({"type": "player_out", "player": name}, source="system")
+        end(out["event"], None)
+        end(table.submit({"type": "confirm", "event": out["event"]["seq"]}, source="system")["event"], None)
+    end(camera(table, ["9H"], "Cy")["event"], 9.0)  # play after the end: said once only
+    assert said == ["the demo game is over: Ann MASTA, Bob VICE-MASTA, Cy SHITHEAD; 1 question(s) asked, "
+                    "1 still open; 0 tap(s) taken; the titles rest on 1 assumption(s)"]
