@@ -37,7 +37,9 @@ class Assumption:
     about: str           # the play in table words: "Ann's A♠"
     status: str = OPEN   # open | seen (later evidence agrees) | changed (evidence changed it)
     was: str | None = None  # what it was before evidence changed it
-    asked_at: int = 0    # the event after which it was first open
+    #: a question to show: a play or the pot going came after it without settling it (the
+    #: camera had its chance to say; until then the page waits rather than ask)
+    ripe: bool = False
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -75,6 +77,6 @@ class Assumption:
                "rules": "the rules make it likeliest"}.get(self.by, self.by)
         return {"key": self.key, "kind": self.kind, "event": self.event, "value": self.value,
                 "by": self.by, "why": why, "options": list(self.options), "status": self.status,
-                "was": self.was, "text": self.text(),
+                "was": self.was, "ripe": self.ripe, "text": self.text(),
                 "line": f"{self.text()} {' · '.join(self.options)}",
                 "answer": {"type": ANSWERS[self.kind], "event": self.event}}

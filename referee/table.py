@@ -461,12 +461,17 @@ class TableReferee:
 
     # ------------------------------------------------------------------ the state machine
     def _step(self, ev: dict) -> list[dict]:
+        g = self.game
+        if g is not None and ev["type"] in ("cards_played", "pot_cleared", "missed") \
+                and ev["seq"] not in self._voided:
+            for a in g.assumptions.values():  # the camera has had its chance to settle them
+                a.ripe = True
         out = self._step_event(ev)
         g = self.game
         if g is not None and not g.over:  # the question the page shows now: asked once shown
-            qs = self._questions(g)
-            if qs and qs[0].key not in g.asked:
-                g.asked.append(qs[0].key)
+            q = self._question(g)
+            if q is not None and q.key not in g.asked:
+                g.asked.append(q.key)
         return out
 
     def _step_event(self, ev: dict) -> list[dict]:
@@ -560,7 +565,7 @@ class TableReferee:
                 about: str) -> Assumption:
         """Go on with `value`; the camera's later evidence, remembered from an earlier pass
         over this log (`_derived`), may already have changed it."""
-        a = Assumption(kind, seq, value, by, list(dict.fromkeys(options)), about, asked_at=seq)
+        a = Assumption(kind, seq, value, by, list(dict.fromkeys(options)), about)
         d = self._derived.get(a.key)
         if d is not None and d[0] != value and d[0] in a.options:
             a.settle(d[0], d[1])
@@ -614,7 +619,7 @@ class TableReferee:
         seq, hint = ev["seq"], self._hint(g, ev)
         if g.awaiting_target is not None:  # whoever answers the Ace is the one it hit
             a = g.assumptions.get(f"target:{g.awaiting_target}")
-            if hint is not None and hint != g.ace_by and (a is None or a.is_open):
+            if hint is not None and hint != g.ace_by and a is not None and a.is_open:
                 self._evidence(g, a, hint, seq)
                 return hint, None
             value = g.target or g.turn
@@ -663,6 +668,10 @@ class TableReferee:
         rest = sorted((a for a in g.assumptions.values() if a.is_open and a is not basis),
                       key=lambda a: (a.by == "camera", a.event))
         return ([basis] if basis else []) + rest
+
+    def _question(self, g: Game) -> Assumption | None:
+        """The one question to show: the first open one the camera has had its chance at."""
+        return next((a for a in self._questions(g) if a.ripe), None)
 
     def _prompt(self, g: Game, seq: int, kind: str, text: str, **extra: Any) -> dict:
         p = {"kind": "prompt", "prompt": kind, "event": seq, "text": text, **extra}
@@ -1211,8 +1220,9 @@ class TableReferee:
         """The questions for the pages: the one that changes the game most (`question`), how
         many wait behind it, all of them for the operator, and every assumption made."""
         qs = [a.to_dict() for a in self._questions(g)]
-        return {"question": qs[0] if qs else None, "questions": qs,
-                "questions_waiting": max(0, len(qs) - 1),
+        q = self._question(g)
+        return {"question": q.to_dict() if q else None, "questions": qs,
+                "questions_waiting": len(qs) - (1 if q else 0),
                 "assumptions": [a.to_dict() for a in g.assumptions.values()],
                 "turn_assumed": g.basis is not None and not g.over,
                 "titles_assumed": len(qs) if g.over else 0}

@@ -124,9 +124,10 @@ def test_ace_asks_for_a_target_then_the_target_picks_up():
     # nobody said yet: the next in turn is assumed, and asked about in table words
     v = ref.view()
     assert v["turn"] == "Bob" and v["awaiting_target"] and v["turn_assumed"]
-    q = v["question"]
+    q = v["questions"][0]
     assert q["text"] == "Who took the pot after Ann's A♠?" and q["options"] == ["Bob", "Cy"]
-    assert q["answer"] == {"type": "target", "event": 2} and v["questions_waiting"] == 0
+    assert q["answer"] == {"type": "target", "event": 2}
+    assert v["question"] is None  # shown once the camera's next play or the pot going leaves it open
     ref.apply({"type": "target", "player": "Cy"})
     assert ref.view()["turn"] == "Cy" and ref.view()["prompts"] == []
     assert ref.view()["question"] is None and not ref.view()["turn_assumed"]
@@ -313,7 +314,7 @@ def test_lowest_card_starts_asks_who_started():
     ref.apply(play("3C"))
     r = ref.rulings()[-1]
     assert r["player"] == "Ann" and r["assumed"]["key"] == "starter:2"
-    assert ref.view()["question"]["text"] == "Who started, with 3♣?"
+    assert ref.view()["questions"][0]["text"] == "Who started, with 3♣?"
     ref.apply(by("Bob"))
     v = ref.view()
     assert ref.rulings()[-1]["player"] == "Bob" and v["turn"] == "Cy" and v["prompts"] == []

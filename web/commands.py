@@ -32,9 +32,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "nothing: open the printed URL.")
     _common(d)
     d.add_argument("--no-operator", action="store_true",
-                   help="leave the operator's part to you: who an Ace gives the pot to, who played "
-                        "a Turbo, the cards of a misread play (by default the demo taps them from the "
-                        "video's script, marked 'demo script', right after the camera records the play)")
+                   help="nobody answers for the camera: who an Ace gives the pot to, who played a Turbo "
+                        "are assumed (the side the arm came from, else the next in turn), marked 'assumed' "
+                        "and asked one question at a time on the live page; the game runs to its titles and "
+                        "the terminal says the questions asked and taps taken (by default the demo taps the "
+                        "answers from the video's script, marked 'demo script', right after the camera "
+                        "records the play)")
     d.set_defaults(func=demo)
 
 

@@ -46,12 +46,11 @@
       h("td", {}, p.out ? "out" + (p.place ? " (" + p.place + ")" : "") : (p.phase === undefined ? "–" : String(p.phase))),
       h("td", {}, p.hand ?? "–"), h("td", {}, p.face_up ?? "–"), h("td", {}, p.face_down ?? "–"))));
     const names2 = names.map((p) => p.name);
-    // who played what: the latest two asked here (naming one names the turn, so the plays
-    // after it get their players); the older ones wait on the rulings page
-    const who = (t.prompts || []).filter((p) => p.prompt === "who_played");
-    const older = who.slice(0, -2);
-    const prompts = [].concat((t.prompts || []).filter((p) => !older.includes(p)),
-      older.length ? [{ text: older.length + " earlier play(s) without a player: name them on the rulings page" }] : [],
+    // one question at a time: the referee's (what it assumed), else the first of its other
+    // prompts (counts that do not add up); the rest wait on the rulings page, counted
+    const others = (t.prompts || []).slice(t.question ? 0 : 1);
+    const prompts = [].concat(t.question ? [] : (t.prompts || []).slice(0, 1),
+      others.length ? [{ text: others.length + " more to check on the rulings page" }] : [],
       (t.suspicions || []).slice(-3).map((x) => ({ text: "Suspicion: " + (x.text || x.suspicion) })));
     document.getElementById("prompts").replaceChildren(...[over(t, s.summary), masta.questionBox(t, false)]
       .concat(prompts.map((p) => masta.promptBox(p, names2))).filter(Boolean));
