@@ -117,7 +117,7 @@ def test_a_play_from_another_side_is_assumed_theirs_asked_once_and_one_tap_says(
         # Ann's play came from her side; the next came from Cy's side while the referee expected Bob
         table.submit({"type": "cards_played", "cards": ["5H"], "meta": {"seat": "Ann"}}, source="camera")
         table.submit({"type": "cards_played", "cards": ["8C"], "meta": {"seat": "Cy"}}, source="camera")
-        table.submit({"type": "cards_played", "cards": ["8D"], "meta": {"seat": "Bob"}}, source="camera")
+        table.submit({"type": "cards_played", "cards": ["9D"]}, source="camera")  # no side seen: asked
         ctx = browser.new_context(viewport={"width": 390, "height": 844})
         page = ctx.new_page()
         page.goto(f"{srv.url}/auth?token={TOKEN}&name=Dee&next=/rulings/")

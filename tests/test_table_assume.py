@@ -193,3 +193,11 @@ def test_a_persons_answer_wins_over_the_cameras_side():
     assert who(ref2)[-1] == "Ann"
     ref2.apply({"type": "target", "event": 3, "player": "Cy"})  # said later: the same game
     assert who(ref2) == who(ref) and ref2.view()["turn"] == ref.view()["turn"]
+
+
+def test_the_next_play_from_the_side_the_guess_implies_settles_it():
+    ref, _ = table(play("5H", side="Ann"), play("9C", side="Cy"))
+    assert [q["key"] for q in ref.view()["questions"]] == ["player:3"]
+    ref.apply(play("10D", side="Ann"))  # after Cy comes Ann: the camera agrees
+    v = ref.view()
+    assert v["questions"] == [] and v["assumptions"][0]["status"] == "seen"
