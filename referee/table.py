@@ -6,11 +6,14 @@ Contract (the web page and the vision pipeline rely on it):
   `referee.events`); `TableReferee.replay(events)` is the same as a classmethod.
 - `.apply(event) -> list[dict]` validates the event, appends it to `.log` and returns what it
   produced, each output a dict with `kind` and `event` (the seq that produced it):
-  `ruling` (engine `Ruling.to_dict()` plus `player`, `cards`, `turbo`, `phase`), `burn`,
-  `pickup`, `out`, `game_over` (with `order` and `titles`), `suspicion` (ledger evidence),
-  `prompt` (a question for the operator: `who_played`, `target`, `who_picked_up`,
-  `who_starts`, `desync`), `phase` (a player moves on to the face-up or face-down cards, or
-  back to the hand), `duty_done`, `duty_broken`, `order`, `vote`, `order_decided`, `info`.
+  `ruling` (engine `Ruling.to_dict()` plus `player`, `cards`, `turbo`, `phase`, and
+  `assumed` where its player was not told: `referee.assume`), `burn`, `pickup`, `out`,
+  `game_over` (with `order` and `titles`; `assumed` when they rest on open assumptions),
+  `suspicion` (ledger evidence), `prompt` (`target` with the `assumed` target; `desync`;
+  `who_played`/`who_picked_up` only where nobody can be assumed), `phase` (a player moves on
+  to the face-up or face-down cards, or back to the hand), `duty_done`, `duty_broken`,
+  `order`, `vote`, `order_decided`, `info`. Nothing waits on an answer: what the camera
+  cannot see is assumed and asked one question at a time (`view()["question"]`).
   An event that changes the past (`correct`, `void`, `confirm`, `played_by`, a `picked_up`
   or `target` naming an earlier event) rebuilds the state by replaying the current game
   from its `setup` (such events may only name events of the current game); outputs
