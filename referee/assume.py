@@ -16,7 +16,7 @@ SUITS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 
 #: how each kind of assumption is answered: the event type a person sends (with `event`)
 ANSWERS = {"target": "target", "picked_up": "picked_up", "player": "played_by",
-           "starter": "played_by"}
+           "starter": "played_by", "cards": "correct", "out": "confirm", "counts": "counts"}
 OPEN, SEEN, CHANGED = "open", "seen", "changed"
 
 
@@ -29,11 +29,11 @@ def card_words(cards: list[str]) -> str:
 class Assumption:
     """One fact the referee went on without being told."""
 
-    kind: str            # target | picked_up | player | starter
+    kind: str            # target | picked_up | player | starter | cards | out | counts
     event: int           # the event it is about (the Ace, the pot going, the play)
     value: str           # the player assumed
-    by: str              # "camera" (the side an arm or the pot came from) or "rules"
-    options: list[str]   # who it could be, the likeliest first
+    by: str              # "camera" (its side or its reads), "rules", or "claim" (what was said)
+    options: list[str]   # who (or, `cards`, which cards) it could be, the likeliest first
     about: str           # the play in table words: "Ann's A♠"
     status: str = OPEN   # open | seen (later evidence agrees) | changed (evidence changed it)
     was: str | None = None  # what it was before evidence changed it
@@ -41,6 +41,13 @@ class Assumption:
     #: camera had its chance to say; until then the page waits rather than ask)
     ripe: bool = False
     notes: list[str] = field(default_factory=list)
+    #: answers that are no player's name (`cards`, `out`, `counts`): each option's label and the
+    #: event one tap sends, in the order of `options`
+    offers: list[dict] = field(default_factory=list)
+    #: not asked, nor counted under the titles: the rules' own answer (the player in turn took
+    #: the pot they could not play on), kept so that later evidence can change it
+    quiet: bool = False
+    detail: str = ""     # words for the question where the kind needs them (`cards`, `out`, `counts`)
 
     @property
     def key(self) -> str:
@@ -70,13 +77,24 @@ class Assumption:
             return f"Who picked up the pot {self.about}?"
         if self.kind == "starter":
             return f"Who started, with {self.about}?"
+        if self.kind == "cards":
+            return f"What was played {self.about}?"
+        if self.kind == "out":
+            return f"Is {self.value} out? {self.detail}"
+        if self.kind == "counts":
+            return f"Did {self.value} play {self.about}? {self.detail}"
         return f"Who played {self.about}?"
 
     def to_dict(self) -> dict:
         why = {"camera": "the camera saw it come from that side",
-               "rules": "the rules make it likeliest"}.get(self.by, self.by)
+               "rules": "the rules make it likeliest",
+               "claim": "the table said so"}.get(self.by, self.by)
+        if self.kind == "cards":
+            why = "the camera's surest read that the rules allow"
+        labels = [o["label"] for o in self.offers] if self.offers else list(self.options)
         return {"key": self.key, "kind": self.kind, "event": self.event, "value": self.value,
                 "by": self.by, "why": why, "options": list(self.options), "status": self.status,
                 "was": self.was, "ripe": self.ripe, "text": self.text(),
-                "line": f"{self.text()} {' · '.join(self.options)}",
-                "answer": {"type": ANSWERS[self.kind], "event": self.event}}
+                "line": f"{self.text()} {' · '.join(labels)}",
+                "answer": {"type": ANSWERS[self.kind], "event": self.event},
+                **({"offers": [dict(o) for o in self.offers]} if self.offers else {})}

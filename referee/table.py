@@ -9,7 +9,8 @@ Contract (the web page and the vision pipeline rely on it):
   `ruling` (engine `Ruling.to_dict()` plus `player`, `cards`, `turbo`, `phase`, and
   `assumed` where its player was not told: `referee.assume`), `burn`, `pickup`, `out`,
   `game_over` (with `order` and `titles`; `assumed` when they rest on open assumptions),
-  `suspicion` (ledger evidence), `prompt` (`target` with the `assumed` target; `desync`;
+  `suspicion` (ledger evidence), `prompt` (`target` with the `assumed` target; `desync`,
+  with `assumed` where the game goes on under the claim or what the camera saw;
   `who_played`/`who_picked_up` only where nobody can be assumed), `phase` (a player moves on
   to the face-up or face-down cards, or back to the hand), `duty_done`, `duty_broken`,
   `order`, `vote`, `order_decided`, `info`. Nothing waits on an answer: what the camera
@@ -39,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee import pile as pilelib
-from referee.assume import OPEN, Assumption, card_words
+from referee.assume import CHANGED, OPEN, Assumption, card_words
 from referee.cards import JOKER, RANKS, rank_of
 from referee.evening import EveningBook, GameResult, titles_for
 from referee.events import EventError, taken_after_end, validate_event
@@ -465,7 +466,7 @@ class TableReferee:
     # ------------------------------------------------------------------ the state machine
     def _step(self, ev: dict) -> list[dict]:
         g = self.game
-        if g is not None and ev["type"] in ("cards_played", "pot_cleared", "missed") \
+        if g is not None and not g.over and ev["type"] in ("cards_played", "pot_cleared", "missed") \
                 and ev["seq"] not in self._voided:
             for a in g.assumptions.values():  # the camera has had its chance to settle them
                 a.ripe = True
@@ -484,10 +485,15 @@ class TableReferee:
         if t == "setup":
             return self._setup(ev)
         if t == "note":
-            if self.game is None or self._annotation("correct", seq) is None:
+            if self.game is None:
                 return []
-            # a camera mismatch a person corrected: the play it was, ruled where it happened
-            return self._played(self.game, ev)
+            if self._annotation("correct", seq) is not None:
+                # a camera mismatch a person corrected: the play it was, ruled where it happened
+                return self._played(self.game, ev)
+            guess = self._mismatch_guess(self.game, ev)
+            # nobody said: ruled as its likeliest play, assumed and asked (a person's correct,
+            # void or missed play there replaces it)
+            return self._played(self.game, ev, guess) if guess else []
         if t == "order":
             return self.book.order(ev)
         if t == "vote":
@@ -565,10 +571,11 @@ class TableReferee:
         return seat if isinstance(seat, str) and seat in g.seats and not g.seats[seat].out else None
 
     def _assume(self, g: Game, kind: str, seq: int, value: str, by: str, options: list[str],
-                about: str) -> Assumption:
+                about: str, **more: Any) -> Assumption:
         """Go on with `value`; the camera's later evidence, remembered from an earlier pass
-        over this log (`_derived`), may already have changed it."""
-        a = Assumption(kind, seq, value, by, list(dict.fromkeys(options)), about)
+        over this log (`_derived`), may already have changed it. `more`: the `Assumption`'s
+        `offers`, `quiet`, `detail`."""
+        a = Assumption(kind, seq, value, by, list(dict.fromkeys(options)), about, **more)
         d = self._derived.get(a.key)
         if d is not None and d[0] != value and d[0] in a.options:
             a.settle(d[0], d[1])
@@ -646,6 +653,8 @@ class TableReferee:
             if hint is not None:  # the camera agrees with what the turn rested on
                 self._evidence(g, basis, basis.value, seq)
                 return expected, None
+            if basis.quiet:  # the rules' own answer: no question, nothing marked
+                return expected, None
             return expected, {"player": expected, "by": "rules", "key": basis.key}
         # the arm came from another side than the turn's: a Turbo where it is one, else the
         # turn was not where the referee thought (a play it never saw, a wrong guess)
@@ -664,13 +673,50 @@ class TableReferee:
             g.turn = hint  # in turn, as far as the referee can tell
         return a.value, {"player": a.value, "by": a.by, "key": a.key}
 
+    def _mismatch_guess(self, g: Game, ev: dict) -> Assumption | None:
+        """A camera mismatch (cards of several ranks at once, a card landed unread) nobody
+        answered: its likeliest play, assumed, so the game goes on. Each rank the camera read
+        there is one candidate (all its cards); the rules' allowed ranks first, then the
+        surest read (`meta.reads`: each card's votes), then the order read. Cards that left
+        the pot (`gone`) are no play; a person's `missed` play named after it replaces it."""
+        meta, seq = ev.get("meta") or {}, ev["seq"]
+        if not meta.get("mismatch") or meta.get("gone") or g.over:
+            return None
+        if any(e["type"] == "missed" and e.get("event") == seq and e["seq"] not in self._voided
+               for e in self.log):
+            return None
+        cards = [c for c in meta.get("cards") or [] if isinstance(c, str)]
+        if not cards:
+            return None
+        reads = meta.get("reads") or []
+        groups: dict[str, list[str]] = {}
+        sure: dict[str, float] = {}
+        for i, c in enumerate(cards):
+            votes = reads[i] if i < len(reads) and isinstance(reads[i], dict) else {}
+            r = rank_of(c)
+            if c not in groups.setdefault(r, []):
+                groups[r].append(c)
+            sure[r] = max(sure.get(r, 0.0), float(votes.get(c, 0.0) or 0.0))
+        pile = g.pile
+        order = sorted(groups, key=lambda r: (not pilelib.fits(g.preset, pile, r), -sure[r],
+                                              cards.index(groups[r][0])))
+        options = [" ".join(groups[r]) for r in order]
+        offers = [{"label": card_words(groups[r]),
+                   "send": {"type": "correct", "event": seq, "cards": list(groups[r])}}
+                  for r in order]
+        offers.append({"label": "nothing", "send": {"type": "void", "event": seq}})
+        return self._assume(g, "cards", seq, options[0], "camera", options + ["nothing"],
+                            f"when the camera saw {card_words(cards)} land"
+                            + self._after_words(g), offers=offers)
+
     def _questions(self, g: Game) -> list[Assumption]:
         """The open questions, the one that changes the game most first: the one the turn
         rests on, then the guesses of the rules before the camera's, oldest first."""
         basis = self._basis(g)
-        rest = sorted((a for a in g.assumptions.values() if a.is_open and a is not basis),
+        rest = sorted((a for a in g.assumptions.values()
+                       if a.is_open and not a.quiet and a is not basis),
                       key=lambda a: (a.by == "camera", a.event))
-        return ([basis] if basis else []) + rest
+        return ([basis] if basis and not basis.quiet else []) + rest
 
     def _question(self, g: Game) -> Assumption | None:
         """The one question to show: the first open one the camera has had its chance at."""
@@ -702,11 +748,12 @@ class TableReferee:
         return s
 
     # -- a play ------------------------------------------------------------------------------
-    def _played(self, g: Game, ev: dict) -> list[dict]:
+    def _played(self, g: Game, ev: dict, guess: Assumption | None = None) -> list[dict]:
         """A play, plus a `phase` output when it moves its player on to the face-up or
-        face-down cards (or back to the hand after a pick-up)."""
+        face-down cards (or back to the hand after a pick-up). `guess`: the cards a camera
+        mismatch most likely was, nobody having said."""
         before = {p: s.phase(g.stock) for p, s in g.seats.items()}
-        out = self._play(g, ev)
+        out = self._play(g, ev, guess)
         return out + self._phase_changes(g, before, ev["seq"])
 
     @staticmethod
@@ -726,9 +773,9 @@ class TableReferee:
                             "text": f"{name} now plays from {words[now]}"})
         return out
 
-    def _play(self, g: Game, ev: dict) -> list[dict]:
+    def _play(self, g: Game, ev: dict, guess: Assumption | None = None) -> list[dict]:
         seq = ev["seq"]
-        cards = self._cards_of(seq)
+        cards = guess.value.split() if guess else self._cards_of(seq)
         g.started = True
         g.last_played = seq
         g.cleared_last = False
@@ -753,6 +800,9 @@ class TableReferee:
                 g.target is None or player != g.ace_by):
             g.target = player  # whoever answers the Ace is the one it hit
             self._drop_prompts(g, "target")
+        b = g.assumptions.get(g.basis) if g.basis else None
+        if b is not None and b.quiet:  # the play after a pick-up had its chance to contradict it
+            g.basis = None
         expected = g.target if g.awaiting_target is not None else g.turn
         out_of_turn = player is not None and expected is not None and player != expected
         seat = g.seats.get(player) if player else None
@@ -774,6 +824,9 @@ class TableReferee:
                   phase=phase)
         if assumed:
             rd["assumed"] = assumed
+        if guess:  # the cards are the camera's likeliest, nobody having said
+            rd["assumed"] = dict(rd.get("assumed") or {}, cards=list(cards), cards_key=guess.key,
+                                 cards_by=guess.by)
         out.append(rd)
         g.last_ruling = rd
         for s in g.ledger.play(cards, player, seq):
@@ -935,10 +988,17 @@ class TableReferee:
         setattr(seat, attr, have - take)
         left = n - take
         if left > 0:
-            out.append(self._prompt(g, seq, "desync", f"{seat.name} played {n} card(s) at "
-                                    f"event {seq} but the counts say they had only "
-                                    f"{n - left} there; count their cards and send counts",
-                                    player=seat.name))
+            # the camera saw them played: the referee's counts were off (a card drawn or
+            # taken unseen); the play stands, the counts assumed, kept (not asked: no one tap
+            # answers it) until someone counts the player's cards
+            self._assume(g, "counts", seq, seat.name, "camera", [seat.name],
+                         f"{n} card(s) at #{seq}", quiet=True,
+                         detail=f"The counts say they had only {n - left} there.")
+            out.append({"kind": "prompt", "prompt": "desync", "event": seq, "player": seat.name,
+                        "assumed": seat.name,
+                        "text": f"{seat.name} played {n} card(s) at event {seq} but the counts say "
+                                f"they had only {n - left} there; the play stands as the camera saw "
+                                f"it (assumed) until someone counts their cards and sends counts"})
 
     def _draw(self, g: Game, seat: Seat) -> None:
         """Draw back to the layer size while the stock lasts (a strict pick-up skips one
@@ -1028,7 +1088,8 @@ class TableReferee:
             g.turn = None
             g.prompts = [p for p in g.prompts if p["prompt"] == "desync"]
             res = GameResult(g.number, g.setup_seq, list(g.players), list(g.order), seq,
-                             assumed=[a.key for a in g.assumptions.values() if a.is_open])
+                             assumed=[a.key for a in g.assumptions.values()
+                                      if a.is_open and not a.quiet])
             out.extend(self.book.game_over(res))
         elif g.turn == player:
             g.turn = g.step(player)
@@ -1066,6 +1127,14 @@ class TableReferee:
             picker = g.penalty
         else:
             picker = g.turn
+            if picker is not None and self._hint(g, ev) != picker:
+                # the player in turn takes the pot they could not play on: the rules' answer,
+                # nobody having seen it; the next play from another side changes it
+                a = self._assume(g, "picked_up", seq, picker, "rules",
+                                 self._in_turn_from(g, picker), f"at #{seq}", quiet=True)
+                picker = a.value
+                if a.is_open:
+                    g.basis = a.key
         if picker is None:
             return self._taken_by_somebody(g, seq)
         return self._pick_up(g, picker, seq, at_clear=True)
@@ -1122,14 +1191,22 @@ class TableReferee:
         if seat.out:
             return [{"kind": "info", "event": ev["seq"],
                      "text": f"{seat.name} is already out (place {seat.place})"}]
-        confirmed = self._annotation("confirm", ev["seq"]) is not None
+        seq = ev["seq"]
+        confirmed = self._annotation("confirm", seq) is not None
         if seat.total == 0 and g.stock == 0 or confirmed:
-            return self._set_out(g, seat.name, ev["seq"])
-        return [self._prompt(g, ev["seq"], "desync",
-                             f"{seat.name} said to be out, but the counts say {seat.total} "
-                             f"card(s) left (hand {seat.hand}, face-up {seat.face_up}, "
-                             f"face-down {seat.face_down}, stock {g.stock}); confirm event "
-                             f"{ev['seq']} or send counts", player=seat.name)]
+            return self._set_out(g, seat.name, seq)
+        # the table says so: out, assumed (the counts may have missed a card), until a person
+        # confirms it (`confirm`) or says otherwise (`void` of the claim, then counts)
+        counts = (f"the counts say {seat.total} card(s) left (hand {seat.hand}, face-up "
+                  f"{seat.face_up}, face-down {seat.face_down}, stock {g.stock})")
+        self._assume(g, "out", seq, seat.name, "claim", [seat.name], f"#{seq}",
+                     detail=f"Said so, but {counts}.",
+                     offers=[{"label": "yes, out", "send": {"type": "confirm", "event": seq}},
+                             {"label": "no, still in", "send": {"type": "void", "event": seq}}])
+        return [{"kind": "prompt", "prompt": "desync", "event": seq, "player": seat.name,
+                 "assumed": seat.name,
+                 "text": f"{seat.name} said to be out, but {counts}; taken as out (assumed) "
+                         f"until event {seq} is confirmed or voided"}] + self._set_out(g, seat.name, seq)
 
     def _counts(self, g: Game, ev: dict) -> list[dict]:
         out: list[dict] = []
@@ -1143,6 +1220,10 @@ class TableReferee:
             if key in ev:
                 setattr(seat, key, ev[key])
         self._drop_prompts(g, "desync", player=seat.name)
+        for key in [k for k, a in g.assumptions.items()
+                    if a.kind == "counts" and a.value == seat.name and a.is_open]:
+            g.assumptions.pop(key)  # counted: what the camera's play was assumed on is settled
+            g.basis = None if g.basis == key else g.basis
         out.append({"kind": "info", "event": ev["seq"],
                     "text": f"{seat.name}: hand {seat.hand}, face-up {seat.face_up}, "
                             f"face-down {seat.face_down}"})
@@ -1223,11 +1304,14 @@ class TableReferee:
         """The questions for the pages: the one that changes the game most (`question`), how
         many wait behind it, all of them for the operator, and every assumption made."""
         qs = [a.to_dict() for a in self._questions(g)]
+        basis = g.assumptions.get(g.basis) if g.basis else None
         q = self._question(g)
         return {"question": q.to_dict() if q else None, "questions": qs,
                 "questions_waiting": len(qs) - (1 if q else 0),
-                "assumptions": [a.to_dict() for a in g.assumptions.values()],
-                "turn_assumed": g.basis is not None and not g.over,
+                # a pick-up the rules answered is shown once evidence changed it
+                "assumptions": [a.to_dict() for a in g.assumptions.values()
+                                if not (a.quiet and a.kind == "picked_up" and a.status != CHANGED)],
+                "turn_assumed": basis is not None and not basis.quiet and not g.over,
                 "titles_assumed": len(qs) if g.over else 0}
 
 

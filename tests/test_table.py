@@ -222,13 +222,15 @@ def test_game_over_titles_and_events_after_the_end():
 
 
 def test_desync_player_out_against_the_counts():
+    # issue 53: the claim is taken (out, assumed) instead of waiting on a check
     ref, _ = table(play("5H"))
     out = ref.apply({"type": "player_out", "player": "Bob"})
     p = kinds(out, "prompt")[0]
-    assert p["prompt"] == "desync" and "Bob" in p["text"]
-    assert not ref.view()["players"][1]["out"]
+    assert p["prompt"] == "desync" and "Bob" in p["text"] and p["assumed"] == "Bob"
+    assert ref.view()["players"][1]["out"] and ref.view()["assumptions"][0]["kind"] == "out"
     ref.apply({"type": "confirm", "event": 3})
     assert ref.view()["players"][1]["out"] and ref.view()["prompts"] == []
+    assert ref.view()["assumptions"] == []
 
 
 def test_desync_when_a_player_plays_more_than_the_counts_allow():

@@ -70,5 +70,31 @@ def test_the_demo_end_line_says_titles_questions_and_taps(tmp_path):
         end(out["event"], None)
         end(table.submit({"type": "confirm", "event": out["event"]["seq"]}, source="system")["event"], None)
     end(camera(table, ["9H"], "Cy")["event"], 9.0)  # play after the end: said once only
+    # a claim the counts disagree with is taken at once (issue 53): the game ends at Bob's
+    # player_out, its titles resting on it too until it is confirmed
     assert said == ["the demo game is over: Ann MASTA, Bob VICE-MASTA, Cy SHITHEAD; 1 question(s) asked, "
-                    "1 still open; 0 tap(s) taken; the titles rest on 1 assumption(s)"]
+                    "2 still open; 0 tap(s) taken; the titles rest on 2 assumption(s)"]
+    assert table.view()["table"]["titles_assumed"] == 1  # confirmed since: one left
+
+
+def test_a_camera_mismatch_is_played_as_assumed_and_its_one_tap_answer_replaces_it(tmp_path):
+    app = make_app(tmp_path)
+    table = app.extensions["masta.table"]
+    c = app.test_client()
+    table.submit({"type": "setup", "players": ["Ann", "Bob", "Cy"], "dealer": "Cy"}, source="operator")
+    camera(table, ["5D"], "Ann")
+    note = table.submit({"type": "note", "text": "camera mismatch: cards of several ranks appeared at once",
+                         "meta": {"mismatch": True, "cards": ["9D", "5S"], "seat": "Bob",
+                                  "reads": [{"9D": 0.94, "9S": 0.13}, {"5S": 0.72, "5D": 0.23}]}},
+                        source="camera")["event"]
+    camera(table, ["10C"], "Cy")
+    s = c.get("/live/state.json").json
+    assert s["table"]["turn"] == "Cy"  # the game went on: 9D assumed Bob's, Cy's 10C burned it
+    q = s["table"]["question"]
+    assert q["kind"] == "cards" and q["options"] == ["9D", "5S", "nothing"]
+    r = post(c, "/rulings/api/corrections", q["offers"][0]["send"], headers={"X-Masta-Token": TOKEN})
+    assert r.status_code == 201
+    ruled = [r for r in table.referee.rulings() if r["event"] == note["seq"]]
+    assert [(r["player"], r["cards"]) for r in ruled] == [("Bob", ["9D"])] and "assumed" not in ruled[0]
+    s = c.get("/live/state.json").json
+    assert s["table"]["question"] is None and s["summary"]["taps"] == 1

@@ -167,11 +167,15 @@ const masta = (() => {
     const q = t && t.question;
     if (!q) return null;
     const op = isOperator();
-    const answer = (a, name) => post("/rulings/api/corrections", { type: a.answer.type, event: a.answer.event, player: name });
+    // a question whose answers are no player's name (the cards of a mismatch, a claimed out)
+    // carries `offers`: each one's label and the event its tap sends
+    const answer = (a, name, i) => post("/rulings/api/corrections", a.offers ? a.offers[i].send
+      : { type: a.answer.type, event: a.answer.event, player: name });
     const one = (a) => {
-      const opts = (a.options || []).map((name, i) => op
+      const labels = a.offers ? a.offers.map((o) => o.label) : (a.options || []);
+      const opts = labels.map((name, i) => op
         ? h("button", { type: "button", class: "answer" + (i === 0 ? " likely" : ""), "data-player": name,
-          onclick: () => answer(a, name) }, name)
+          onclick: () => answer(a, name, i) }, name)
         : h("span", { class: i === 0 ? "likely" : "" }, name));
       const sep = opts.flatMap((o, i) => (i ? [" · ", o] : [o]));
       return [h("div", { class: "q-text" }, a.text, " ", h("span", { class: "q-options" }, sep)),

@@ -60,8 +60,10 @@
     const k = o.verdict || o.kind;
     const rules = [...new Set((o.reasons || []).map((r) => r.rule).filter(Boolean))];  // two reasons may cite one rule
     return h("div", { class: "out" }, h("span", { class: "tag " + k }, k), " ", o.plain || "",
-      o.assumed ? h("span", { class: "tag assumed", title: "nobody said: " + (o.assumed.by === "camera"
-        ? "the camera saw it come from that side" : "the rules make it likeliest") }, "assumed " + (o.assumed.player || "")) : null,
+      o.assumed ? h("span", { class: "tag assumed", title: "nobody said: " + (o.assumed.cards
+        ? "the camera's surest read that the rules allow" : o.assumed.by === "camera"
+        ? "the camera saw it come from that side" : "the rules make it likeliest") },
+        "assumed " + [o.assumed.player, (o.assumed.cards || []).join(" ")].filter(Boolean).join(" ")) : null,
       rules.length ? h("span", { class: "muted small" }, " (" + rules.join("; ") + ")") : null,
       o.next ? h("span", { class: "muted small" }, " next " + o.next) : null,
       o.held && ev && ev.type === "setup" ? addHeld(o, ev, entries) : null);
