@@ -629,6 +629,27 @@ def test_plays_nobody_is_named_for_stay_readable_on_the_live_page(server, browse
     op.close()
 
 
+def test_a_camera_mismatch_is_played_as_assumed_and_one_tap_on_the_live_page_names_it(server, browser):
+    """A mismatch nobody answered is ruled as its surest read (assumed); the live page asks what
+    was played with each rank read and "nothing" as the taps; the operator's tap names it."""
+    from playwright.sync_api import expect
+
+    base = server.url
+    api(base, "/setup/api/game", {"players": ["Ann", "Bob", "Cy"], "dealer": "Cy"})
+    api(base, "/manual/api/events", {"type": "cards_played", "cards": ["5D"]})
+    api(base, "/manual/api/events", {"type": "note", "text": "camera mismatch: 9D 5S landed", "meta": {
+        "mismatch": True, "cards": ["9D", "5S"], "reads": [{"9D": 0.94}, {"5S": 0.72}]}})
+    api(base, "/manual/api/events", {"type": "cards_played", "cards": ["JC"]})
+    op = signed_in(browser, base, "/live/")
+    box = op.locator("#prompts .question-box")
+    expect(box).to_contain_text("What was played when the camera saw 9♦ 5♠ land after Ann's 5♦? 9♦ · 5♠ · nothing")
+    expect(box).to_contain_text("assumed 9D")
+    box.locator("button.answer", has_text="5♠").click()
+    expect(op.locator("#prompts .question-box")).to_have_count(0)
+    assert corrected_cards(base) == [["5S"]]
+    op.close()
+
+
 def test_a_wrong_game_end_and_the_plays_held_after_it_are_said_and_undone_on_the_live_page(server, browser):
     """An unread play (seed 2's JC JS JD) ends the game wrongly; the camera goes on seeing
     plays. The live page says the game is over, with its titles, and that plays were held

@@ -98,3 +98,21 @@ def test_a_camera_mismatch_is_played_as_assumed_and_its_one_tap_answer_replaces_
     assert [(r["player"], r["cards"]) for r in ruled] == [("Bob", ["9D"])] and "assumed" not in ruled[0]
     s = c.get("/live/state.json").json
     assert s["table"]["question"] is None and s["summary"]["taps"] == 1
+
+
+def test_a_claimed_out_the_counts_disagree_with_goes_on_and_one_tap_takes_it_back(tmp_path):
+    app = make_app(tmp_path)
+    table = app.extensions["masta.table"]
+    c = app.test_client()
+    table.submit({"type": "setup", "players": ["Ann", "Bob", "Cy"], "dealer": "Cy"}, source="operator")
+    camera(table, ["5H"], "Ann")
+    table.submit({"type": "player_out", "player": "Bob"}, source="operator")
+    s = c.get("/live/state.json").json["table"]
+    assert [p["out"] for p in s["players"]] == [False, True, False] and s["prompts"] == []
+    camera(table, ["6H"], "Cy")  # the game goes on without Bob
+    q = c.get("/live/state.json").json["table"]["question"]
+    assert q["kind"] == "out" and q["offers"][1] == {"label": "no, still in", "send": {"type": "void", "event": 3}}
+    r = post(c, "/rulings/api/corrections", q["offers"][1]["send"], headers={"X-Masta-Token": TOKEN})
+    assert r.status_code == 201
+    s = c.get("/live/state.json").json["table"]
+    assert [p["out"] for p in s["players"]] == [False, False, False] and s["question"] is None
