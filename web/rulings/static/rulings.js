@@ -198,7 +198,7 @@
   }
 
   /* A camera mismatch (meta.mismatch: two plays seen as one, a card gone, a card that landed
-     unread): the camera decided nothing, so a person looks at the photos and names the play
+     unread): ruled meanwhile as its likeliest read (assumed: still asked here); a person looks at the photos and names the play
      here; it is then ruled where it happened, and the plays after it again. One tap names
      each rank the camera half saw (meta.cards), or one of its cards alone, or them and one
      more of that rank (a fanned pair half read: the benchmark's commonest mismatch); any other
@@ -321,7 +321,7 @@
         h("span", { class: "muted small when" }, " · " + who(ev))),
       doubt(ev, r.settled),
       seatHint(ev, r.outputs, players),
-      unsure(ev, r.outputs.some((o) => o.kind === "ruling"), isVoid),
+      unsure(ev, r.outputs.some((o) => o.kind === "ruling" && !(o.assumed && o.assumed.cards)), isVoid),
       r.outputs.map((o) => output(o, ev, entries)),
       evidence(ev),
       r.fixes.length ? h("div", { class: "fixes small" }, "Changed later: ",
