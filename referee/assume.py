@@ -48,6 +48,9 @@ class Assumption:
     #: the pot they could not play on), kept so that later evidence can change it
     quiet: bool = False
     detail: str = ""     # words for the question where the kind needs them (`cards`, `out`, `counts`)
+    #: asked by a check of its own (a `desync` prompt with its buttons), not as the one question;
+    #: counted under the titles all the same
+    checked: bool = False
 
     @property
     def key(self) -> str:

@@ -714,7 +714,7 @@ class TableReferee:
         rests on, then the guesses of the rules before the camera's, oldest first."""
         basis = self._basis(g)
         rest = sorted((a for a in g.assumptions.values()
-                       if a.is_open and not a.quiet and a is not basis),
+                       if a.is_open and not a.quiet and not a.checked and a is not basis),
                       key=lambda a: (a.by == "camera", a.event))
         return ([basis] if basis and not basis.quiet else []) + rest
 
@@ -1199,14 +1199,18 @@ class TableReferee:
         # confirms it (`confirm`) or says otherwise (`void` of the claim, then counts)
         counts = (f"the counts say {seat.total} card(s) left (hand {seat.hand}, face-up "
                   f"{seat.face_up}, face-down {seat.face_down}, stock {g.stock})")
+        # confirm (or void) until the operator's check (the prompt's buttons) asks it
         self._assume(g, "out", seq, seat.name, "claim", [seat.name], f"#{seq}",
-                     detail=f"Said so, but {counts}.",
+                     detail=f"Said so, but {counts}.", checked=True,
                      offers=[{"label": "yes, out", "send": {"type": "confirm", "event": seq}},
                              {"label": "no, still in", "send": {"type": "void", "event": seq}}])
-        return [{"kind": "prompt", "prompt": "desync", "event": seq, "player": seat.name,
-                 "assumed": seat.name,
-                 "text": f"{seat.name} said to be out, but {counts}; taken as out (assumed) "
-                         f"until event {seq} is confirmed or voided"}] + self._set_out(g, seat.name, seq)
+        p = self._prompt(g, seq, "desync", f"{seat.name} said to be out, but {counts}; taken as "
+                         f"out (assumed): confirm event {seq}, void it, or send counts",
+                         player=seat.name, assumed=seat.name)
+        out = self._set_out(g, seat.name, seq)
+        if not any(q is p for q in g.prompts):  # `_set_out` drops the player's checks: not this one
+            g.prompts.append(p)
+        return [p] + out
 
     def _counts(self, g: Game, ev: dict) -> list[dict]:
         out: list[dict] = []
@@ -1312,7 +1316,8 @@ class TableReferee:
                 "assumptions": [a.to_dict() for a in g.assumptions.values()
                                 if not (a.quiet and a.kind == "picked_up" and a.status != CHANGED)],
                 "turn_assumed": basis is not None and not basis.quiet and not g.over,
-                "titles_assumed": len(qs) if g.over else 0}
+                "titles_assumed": sum(a.is_open and not a.quiet for a in g.assumptions.values())
+                if g.over else 0}
 
 
 def _voided(log: list[dict]) -> set[int]:
