@@ -72,7 +72,7 @@ def seat_hints(table) -> dict[str, int]:
 def run(no_operator: bool = False, timeout: float = 600.0) -> dict:
     from web.app import create_app
     from web.camera import attach_camera, find_model, load_detector, wait_for
-    from web.commands import demo_seat_zones, demo_setup, find_demo
+    from web.commands import DemoEnd, demo_seat_zones, demo_setup, find_demo
     from web.config import Config
     from web.demo_operator import DemoOperator, scripted_plays
 
@@ -88,9 +88,21 @@ def run(no_operator: bool = False, timeout: float = 600.0) -> dict:
         table.submit(demo_setup(log), source="system")
         app.extensions["masta.store"].set_setting("seat_zones", demo_seat_zones(log))  # as `masta demo`
         op = None if no_operator else DemoOperator(table, scripted_plays(log))
+        said: list[str] = []
+        watch = {"most_open": 0, "turn_unknown": 0, "shown": 0}
+
+        def seen(event: dict, video_t: float | None) -> None:
+            """After each camera event: the questions open and whether the turn is known."""
+            t = table.view()["table"]
+            if t.get("game") and not t.get("over"):
+                watch["most_open"] = max(watch["most_open"], len(t.get("questions") or []))
+                watch["shown"] = max(watch["shown"], 1 if t.get("question") else 0)
+                watch["turn_unknown"] += t.get("turn") is None
+
+        end = DemoEnd(table, op.after_camera if op else None, say=said.append)
         t0 = time.perf_counter()
         runner = attach_camera(app, load_detector(model), str(video), pace=False,
-                               after_event=op.after_camera if op else None)
+                               after_event=lambda e, vt: (end(e, vt), seen(e, vt)))
         try:
             if not wait_for(lambda: runner._threads and not runner._threads[0].is_alive(), timeout):
                 raise SystemExit(f"the demo did not end within {timeout:.0f} s")
@@ -99,6 +111,10 @@ def run(no_operator: bool = False, timeout: float = 600.0) -> dict:
         wall = time.perf_counter() - t0
         out = compare(table.referee, script_referee(log))
         out["seat_hints"] = seat_hints(table)
+        out["log"] = list(table.log)
+        out["summary"] = table.summary()
+        out["end_said"] = said[0] if said else None
+        out.update(watch)
         out.update(video=str(video), operator=not no_operator, seconds=round(wall, 1),
                    events=len(table.log), by_operator=sum((e.get("meta") or {}).get("by") == "demo script"
                                                           for e in table.log))
@@ -122,6 +138,11 @@ def main() -> int:
               f"script {r['first_difference']['script']}")
     print(f"titles {r['titles']} ({'as' if r['titles_same'] else 'NOT as'} the script's); burns "
           f"{'as' if r['burns_same'] else 'NOT as'} the script's; suspicions: {len(r['suspicions'])}")
+    sm = r["summary"]
+    print(f"questions asked (one at a time): {sm['asked']}, still open {sm['open']}; taps {sm['taps']}; "
+          f"the most open at once {r['most_open']} (spectators see at most {r['shown']}); "
+          f"camera events after which the turn was unknown: {r['turn_unknown']}")
+    print(f"the demo's end line: {r['end_said'] or '(none: the game did not end)'}")
     h = r["seat_hints"]
     print(f"the side each camera play came from (the demo table's seat zones, as `masta demo` draws them) names "
           f"its player rightly {h['right']}, wrongly {h['wrong']}, not at all {h['none']}")

@@ -52,6 +52,9 @@ class GameResult:
     players: list[str]
     order: list[str]
     end_seq: int
+    #: the open assumptions (`referee.assume`) the order rests on, nobody having said: the
+    #: titles are given all the same, said to rest on them
+    assumed: list[str] = field(default_factory=list)
 
     @property
     def titles(self) -> dict[str, str]:
@@ -62,7 +65,8 @@ class GameResult:
 
     def to_dict(self) -> dict:
         return {"game": self.game, "setup": self.setup_seq, "players": list(self.players),
-                "order": list(self.order), "titles": self.titles, "end": self.end_seq}
+                "order": list(self.order), "titles": self.titles, "end": self.end_seq,
+                **({"assumed": len(self.assumed)} if self.assumed else {})}
 
 
 @dataclass
@@ -203,8 +207,13 @@ class EveningBook:
 
     def game_over(self, result: GameResult) -> list[dict]:
         self.results.append(result)
-        return [{"kind": "game_over", "game": result.game, "event": result.end_seq,
-                 "order": list(result.order), "titles": result.titles}]
+        out = {"kind": "game_over", "game": result.game, "event": result.end_seq,
+               "order": list(result.order), "titles": result.titles}
+        if result.assumed:  # the titles rest on what nobody confirmed: said so
+            out["assumed"] = len(result.assumed)
+            out["text"] = ("Game over: " + ", ".join(f"{t} {p}" for p, t in result.titles.items())
+                           + f" (resting on {len(result.assumed)} assumption(s) nobody confirmed)")
+        return [out]
 
     # -- orders and votes -------------------------------------------------------------------
     def check_order(self, event: dict) -> None:

@@ -7,11 +7,15 @@ Contract (the web page and the vision pipeline rely on it):
 - `.apply(event) -> list[dict]` validates the event, appends it to `.log` and returns what it
   produced, each output a dict with `kind` and `event` (the seq that produced it):
   `ruling` (engine `Ruling.to_dict()` plus `player`, `cards`, `turbo`, `phase`; an illegal
-  play's also `then` and `then_rule`: what happens next, and the rule it follows), `burn`,
-  `pickup`, `out`, `game_over` (with `order` and `titles`), `suspicion` (ledger evidence),
-  `prompt` (a question for the operator: `who_played`, `target`, `who_picked_up`,
-  `who_starts`, `desync`), `phase` (a player moves on to the face-up or face-down cards, or
-  back to the hand), `duty_done`, `duty_broken`, `order`, `vote`, `order_decided`, `info`.
+  play's also `then` and `then_rule`: what happens next, and the rule it follows; and
+  `assumed` where its player was not told: `referee.assume`), `burn`, `pickup`, `out`,
+  `game_over` (with `order` and `titles`; `assumed` when they rest on open assumptions),
+  `suspicion` (ledger evidence), `prompt` (`target` with the `assumed` target; `desync`,
+  with `assumed` where the game goes on under the claim or what the camera saw;
+  `who_played`/`who_picked_up` only where nobody can be assumed), `phase` (a player moves on
+  to the face-up or face-down cards, or back to the hand), `duty_done`, `duty_broken`,
+  `order`, `vote`, `order_decided`, `info`. Nothing waits on an answer: what the camera
+  cannot see is assumed and asked one question at a time (`view()["question"]`).
   An event that changes the past (`correct`, `void`, `confirm`, `played_by`, a `picked_up`
   or `target` naming an earlier event) rebuilds the state by replaying the current game
   from its `setup` (such events may only name events of the current game); outputs
@@ -37,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee import pile as pilelib
+from referee.assume import CHANGED, OPEN, Assumption, card_words
 from referee.cards import JOKER, RANKS, rank_of
 from referee.evening import EveningBook, GameResult, titles_for
 from referee.events import EventError, taken_after_end, validate_event
@@ -122,6 +127,12 @@ class Game:
     suspicions: list[dict] = field(default_factory=list)
     end_seq: int | None = None
     held: list[int] = field(default_factory=list)  # the camera's plays seen after the end
+    # what the referee went on without being told (`referee.assume`), by key
+    assumptions: dict[str, Assumption] = field(default_factory=dict)
+    basis: str | None = None       # the assumption the current turn rests on
+    starter_open: bool = False     # nobody said who starts: the first play tells (or is assumed)
+    ace_by: str | None = None      # who played the play waiting for its target
+    asked: list[str] = field(default_factory=list)  # questions shown first, in order
 
     @property
     def pile(self) -> list[str]:
@@ -194,6 +205,10 @@ class TableReferee:
         self._consumed: set[int] = set()
         self._ckpt: dict | None = None  # the state just before the current game's setup
         self._memo: dict[tuple, Ruling] = {}  # pot-only rulings already computed
+        # assumptions later camera evidence changed (key -> (player, seq of the evidence)): a
+        # function of the log, found as it is applied, so a replay finds the same
+        self._derived: dict[str, tuple[str, int]] = {}
+        self._redo = False
         for ev in events:
             self.apply(ev)
 
@@ -233,14 +248,46 @@ class TableReferee:
             self.__dict__.update(TableReferee.replay(self.log).__dict__)
             raise
         self.outputs[ev["seq"]] = out
+        if self._redo:  # the camera contradicted a guess: the game again, with what it said
+            self._redo = False
+            self.log.pop()
+            del self.outputs[ev["seq"]]
+            return self._rebuild_with(ev)
         return out
 
     def _rebuild_with(self, ev: dict) -> list[dict]:
         """Replay the current game (from its setup) with `ev` appended; earlier games are
         final, since corrections may only name events of the current game."""
+        log = self.log + [ev]
+        ck = self._ckpt
+        start = ck["seq"] if ck else 1
+        derived = dict(self._derived)
+        for _ in range(16):  # each pass may find one more guess the camera contradicts
+            fresh = self._replayed(log, ev, derived)
+            if not fresh._redo:
+                break
+            derived = fresh._derived
+        fresh._redo = False
+        if fresh.game is not None and self.game is not None and fresh.game.number == self.game.number:
+            # a question shown before stays asked, though the replay knows its answer now
+            fresh.game.asked = self.game.asked + [k for k in fresh.game.asked if k not in self.game.asked]
+        out: list[dict] = []
+        for old in self.log[start - 1:]:
+            new_out = fresh.outputs.get(old["seq"], [])
+            if new_out != self.outputs.get(old["seq"], []):
+                out.extend(dict(o, revised=True) for o in new_out)
+                if not new_out and self.outputs.get(old["seq"]):
+                    out.append({"kind": "info", "event": old["seq"], "revised": True,
+                                "text": f"event {old['seq']} no longer counts"})
+        out.extend(fresh.outputs.get(ev["seq"], []))
+        self.__dict__.update(fresh.__dict__)
+        return out
+
+    def _replayed(self, log: list[dict], ev: dict, derived: dict) -> TableReferee:
+        """A referee that has replayed the current game of `log` (ending with `ev`)."""
         fresh = TableReferee()
         fresh._memo = self._memo
-        log = self.log + [ev]
+        fresh._derived = dict(derived)
         ck = self._ckpt
         start = ck["seq"] if ck else 1
         fresh.log = log[:start - 1]
@@ -258,17 +305,7 @@ class TableReferee:
         fresh._voided = _voided(fresh.log)
         for old in _in_play_order(log[start - 1:], fresh._voided):
             fresh.outputs[old["seq"]] = [] if old["seq"] in fresh._voided else fresh._replay_step(old, ev)
-        out: list[dict] = []
-        for old in self.log[start - 1:]:
-            new_out = fresh.outputs.get(old["seq"], [])
-            if new_out != self.outputs.get(old["seq"], []):
-                out.extend(dict(o, revised=True) for o in new_out)
-                if not new_out and self.outputs.get(old["seq"]):
-                    out.append({"kind": "info", "event": old["seq"], "revised": True,
-                                "text": f"event {old['seq']} no longer counts"})
-        out.extend(fresh.outputs.get(ev["seq"], []))
-        self.__dict__.update(fresh.__dict__)
-        return out
+        return fresh
 
     def _replay_step(self, old: dict, ev: dict) -> list[dict]:
         """`_step`, its refusal said as the refusal of `ev`, whose replay it is part of."""
@@ -331,6 +368,10 @@ class TableReferee:
             ev["event"] = g.last_played
         if t == "target" and ref is None and g.awaiting_target is not None:
             ev["event"] = g.awaiting_target
+        elif t == "target" and ref is None:  # the answer to the latest Ace still guessed at
+            guessed = [a.event for a in g.assumptions.values() if a.kind == "target" and a.is_open]
+            if guessed:
+                ev["event"] = guessed[-1]
         if t == "picked_up" and ref is None:
             if g.pending_clear is not None:
                 ev["event"] = g.pending_clear
@@ -431,16 +472,35 @@ class TableReferee:
 
     # ------------------------------------------------------------------ the state machine
     def _step(self, ev: dict) -> list[dict]:
+        g = self.game
+        if g is not None and not g.over and ev["type"] in ("cards_played", "pot_cleared", "missed") \
+                and ev["seq"] not in self._voided:
+            for a in g.assumptions.values():  # the camera has had its chance to settle them
+                a.ripe = True
+        out = self._step_event(ev)
+        g = self.game
+        if g is not None and not g.over:  # the question the page shows now: asked once shown
+            q = self._question(g)
+            if q is not None and q.key not in g.asked:
+                g.asked.append(q.key)
+        return out
+
+    def _step_event(self, ev: dict) -> list[dict]:
         t, seq = ev["type"], ev["seq"]
         if seq in self._voided:
             return []
         if t == "setup":
             return self._setup(ev)
         if t == "note":
-            if self.game is None or self._annotation("correct", seq) is None:
+            if self.game is None:
                 return []
-            # a camera mismatch a person corrected: the play it was, ruled where it happened
-            return self._played(self.game, ev)
+            if self._annotation("correct", seq) is not None:
+                # a camera mismatch a person corrected: the play it was, ruled where it happened
+                return self._played(self.game, ev)
+            guess = self._mismatch_guess(self.game, ev)
+            # nobody said: ruled as its likeliest play, assumed and asked (a person's correct,
+            # void or missed play there replaces it)
+            return self._played(self.game, ev, guess) if guess else []
         if t == "order":
             return self.book.order(ev)
         if t == "vote":
@@ -494,21 +554,181 @@ class TableReferee:
         seats = {p: Seat(p, lay, lay, lay) for p in ev["players"]}
         players = list(ev["players"])
         starter = ev.get("starter")
-        if starter is None and (tr.start == "left_of_dealer" or self.book.results):
-            starter = players[(players.index(ev["dealer"]) + 1) % n]
+        left = players[(players.index(ev["dealer"]) + 1) % n]
+        open_start = starter is None and not (tr.start == "left_of_dealer" or self.book.results)
         g = Game(number=ev["game"], setup_seq=ev["seq"], preset=preset, players=players,
                  dealer=ev["dealer"], decks=decks, seats=seats, stock=total - 3 * lay * n,
                  ledger=Ledger(decks, tr.jokers_per_deck, preset.citation("jokers")
-                               or preset.citation("decks")), turn=starter)
+                               or preset.citation("decks")), turn=starter or left,
+                 starter_open=open_start)
         self.game = g
         self.games.append(g)
         out.extend(self.book.setup(ev))
-        if starter is None:
-            out.append(self._prompt(g, ev["seq"], "who_starts",
-                                    f"{preset.name}: the player with the lowest "
-                                    f"{tr.start_rank} starts; who is it? (add played_by "
-                                    f"after the first play, or set starter)"))
+        if open_start:  # the first play tells who had the lowest card (its side, else assumed)
+            out.append({"kind": "info", "event": ev["seq"],
+                        "text": f"{preset.name}: the player with the lowest {tr.start_rank} "
+                                f"starts; until the first play says who, {left} (left of the "
+                                f"dealer) is assumed"})
         return out
+
+    # -- assumptions (referee.assume) --------------------------------------------------------
+    @staticmethod
+    def _hint(g: Game, ev: dict) -> str | None:
+        """The side the camera saw the arm (or the pot) go to: a player still in, or None."""
+        seat = (ev.get("meta") or {}).get("seat")
+        return seat if isinstance(seat, str) and seat in g.seats and not g.seats[seat].out else None
+
+    def _assume(self, g: Game, kind: str, seq: int, value: str, by: str, options: list[str],
+                about: str, **more: Any) -> Assumption:
+        """Go on with `value`; the camera's later evidence, remembered from an earlier pass
+        over this log (`_derived`), may already have changed it. `more`: the `Assumption`'s
+        `offers`, `quiet`, `detail`."""
+        a = Assumption(kind, seq, value, by, list(dict.fromkeys(options)), about, **more)
+        d = self._derived.get(a.key)
+        if d is not None and d[0] != value and d[0] in a.options:
+            a.settle(d[0], d[1])
+        g.assumptions[a.key] = a
+        return a
+
+    @staticmethod
+    def _evidence(g: Game, a: Assumption | None, player: str, seq: int) -> None:
+        """Event `seq` shows `player` where assumption `a` had guessed: settled or changed."""
+        if a is None or not a.is_open:
+            return
+        a.settle(player, seq)
+        if g.basis == a.key:
+            g.basis = None
+
+    def _basis(self, g: Game) -> Assumption | None:
+        a = g.assumptions.get(g.basis) if g.basis else None
+        if a is None or not a.is_open:
+            g.basis = None
+            return None
+        return a
+
+    @staticmethod
+    def _before(g: Game, player: str) -> str:
+        """The active player just before `player` in the current direction."""
+        g.direction = -g.direction
+        try:
+            return g.step(player)
+        finally:
+            g.direction = -g.direction
+
+    @staticmethod
+    def _in_turn_from(g: Game, first: str) -> list[str]:
+        """The active players in the order of play, from `first`."""
+        out = [first]
+        for _ in range(len(g.players)):
+            nxt = g.step(out[-1])
+            if nxt in out:
+                break
+            out.append(nxt)
+        return out
+
+    @staticmethod
+    def _after_words(g: Game) -> str:
+        top = next((pc for pc in reversed(g.pot) if pc.player), None)
+        return f" after {top.player}'s {card_words([top.card])}" if top else ""
+
+    def _likely_player(self, g: Game, ev: dict, cards: list[str]) -> tuple[str | None, dict | None]:
+        """Who played `ev`, nobody having said: the camera's side where it fits the game,
+        else the turn. Returns the player and what the ruling says it rests on."""
+        seq, hint = ev["seq"], self._hint(g, ev)
+        if g.awaiting_target is not None:  # whoever answers the Ace is the one it hit
+            a = g.assumptions.get(f"target:{g.awaiting_target}")
+            if hint is not None and hint != g.ace_by and a is not None and a.is_open:
+                self._evidence(g, a, hint, seq)
+                return hint, None
+            value = g.target or g.turn
+            if a is not None and a.is_open:
+                return value, {"player": value, "by": "rules", "key": a.key}
+            return value, None
+        expected = g.turn or hint or next(iter(g.active()), None)
+        if expected is None:
+            return None, None
+        if g.starter_open:
+            g.starter_open = False
+            likely = hint or expected
+            a = self._assume(g, "starter", seq, likely, "camera" if hint else "rules",
+                             [likely] + g.active(), card_words(cards))
+            g.turn = a.value
+            return a.value, {"player": a.value, "by": a.by, "key": a.key}
+        basis = self._basis(g)
+        if hint is None or hint == expected:
+            if basis is None:
+                return expected, None
+            if hint is not None:  # the camera agrees with what the turn rested on
+                self._evidence(g, basis, basis.value, seq)
+                return expected, None
+            if basis.quiet:  # the rules' own answer: no question, nothing marked
+                return expected, None
+            return expected, {"player": expected, "by": "rules", "key": basis.key}
+        # the arm came from another side than the turn's: a Turbo where it is one, else the
+        # turn was not where the referee thought (a play it never saw, a wrong guess)
+        seat = g.seats[hint]
+        turbo_ok = self._judge(g, seat, cards, seat.phase(g.stock), True).legal
+        if not turbo_ok and basis is not None and basis.kind in ("target", "picked_up", "starter"):
+            # the turn rested on a guess the camera now contradicts: whoever was before this
+            # side took the Ace's pot (or started); the game is replayed with that at once
+            before = self._before(g, hint)
+            if before in basis.options and before != basis.value and basis.key not in self._derived:
+                self._derived[basis.key] = (before, seq)
+                self._redo = True
+        a = self._assume(g, "player", seq, hint, "camera", [hint, expected] + g.active(),
+                         card_words(cards) + self._after_words(g))
+        if not turbo_ok and a.value == hint:
+            g.turn = hint  # in turn, as far as the referee can tell
+        return a.value, {"player": a.value, "by": a.by, "key": a.key}
+
+    def _mismatch_guess(self, g: Game, ev: dict) -> Assumption | None:
+        """A camera mismatch (cards of several ranks at once, a card landed unread) nobody
+        answered: its likeliest play, assumed, so the game goes on. Each rank the camera read
+        there is one candidate (all its cards); the rules' allowed ranks first, then the
+        surest read (`meta.reads`: each card's votes), then the order read. Cards that left
+        the pot (`gone`) are no play; a person's `missed` play named after it replaces it."""
+        meta, seq = ev.get("meta") or {}, ev["seq"]
+        if not meta.get("mismatch") or meta.get("gone") or g.over:
+            return None
+        if any(e["type"] == "missed" and e.get("event") == seq and e["seq"] not in self._voided
+               for e in self.log):
+            return None
+        cards = [c for c in meta.get("cards") or [] if isinstance(c, str)]
+        if not cards:
+            return None
+        reads = meta.get("reads") or []
+        groups: dict[str, list[str]] = {}
+        sure: dict[str, float] = {}
+        for i, c in enumerate(cards):
+            votes = reads[i] if i < len(reads) and isinstance(reads[i], dict) else {}
+            r = rank_of(c)
+            if c not in groups.setdefault(r, []):
+                groups[r].append(c)
+            sure[r] = max(sure.get(r, 0.0), float(votes.get(c, 0.0) or 0.0))
+        pile = g.pile
+        order = sorted(groups, key=lambda r: (not pilelib.fits(g.preset, pile, r), -sure[r],
+                                              cards.index(groups[r][0])))
+        options = [" ".join(groups[r]) for r in order]
+        offers = [{"label": card_words(groups[r]),
+                   "send": {"type": "correct", "event": seq, "cards": list(groups[r])}}
+                  for r in order]
+        offers.append({"label": "nothing", "send": {"type": "void", "event": seq}})
+        return self._assume(g, "cards", seq, options[0], "camera", options + ["nothing"],
+                            f"when the camera saw {card_words(cards)} land"
+                            + self._after_words(g), offers=offers)
+
+    def _questions(self, g: Game) -> list[Assumption]:
+        """The open questions, the one that changes the game most first: the one the turn
+        rests on, then the guesses of the rules before the camera's, oldest first."""
+        basis = self._basis(g)
+        rest = sorted((a for a in g.assumptions.values()
+                       if a.is_open and not a.quiet and not a.checked and a is not basis),
+                      key=lambda a: (a.by == "camera", a.event))
+        return ([basis] if basis and not basis.quiet else []) + rest
+
+    def _question(self, g: Game) -> Assumption | None:
+        """The one question to show: the first open one the camera has had its chance at."""
+        return next((a for a in self._questions(g) if a.ripe), None)
 
     def _prompt(self, g: Game, seq: int, kind: str, text: str, **extra: Any) -> dict:
         p = {"kind": "prompt", "prompt": kind, "event": seq, "text": text, **extra}
@@ -536,11 +756,12 @@ class TableReferee:
         return s
 
     # -- a play ------------------------------------------------------------------------------
-    def _played(self, g: Game, ev: dict) -> list[dict]:
+    def _played(self, g: Game, ev: dict, guess: Assumption | None = None) -> list[dict]:
         """A play, plus a `phase` output when it moves its player on to the face-up or
-        face-down cards (or back to the hand after a pick-up)."""
+        face-down cards (or back to the hand after a pick-up). `guess`: the cards a camera
+        mismatch most likely was, nobody having said."""
         before = {p: s.phase(g.stock) for p, s in g.seats.items()}
-        out = self._play(g, ev)
+        out = self._play(g, ev, guess)
         return out + self._phase_changes(g, before, ev["seq"])
 
     @staticmethod
@@ -560,9 +781,9 @@ class TableReferee:
                             "text": f"{name} now plays from {words[now]}"})
         return out
 
-    def _play(self, g: Game, ev: dict) -> list[dict]:
+    def _play(self, g: Game, ev: dict, guess: Assumption | None = None) -> list[dict]:
         seq = ev["seq"]
-        cards = self._cards_of(seq)
+        cards = guess.value.split() if guess else self._cards_of(seq)
         g.started = True
         g.last_played = seq
         g.cleared_last = False
@@ -575,11 +796,21 @@ class TableReferee:
         player = by["player"] if by else ev.get("player")
         if by:
             self._consumed.add(by["seq"])
+        assumed: dict | None = None
         if player is None:
-            player = g.target if g.awaiting_target is not None and g.target else g.turn
-        if player is not None and g.awaiting_target is not None and g.target is None:
+            player, assumed = self._likely_player(g, ev, cards)
+        elif g.awaiting_target is not None and player != g.ace_by:
+            self._evidence(g, g.assumptions.get(f"target:{g.awaiting_target}"), player, seq)
+        elif g.starter_open:  # the first play says who had the lowest card
+            g.starter_open = False
+            g.turn = player
+        if player is not None and g.awaiting_target is not None and (
+                g.target is None or player != g.ace_by):
             g.target = player  # whoever answers the Ace is the one it hit
             self._drop_prompts(g, "target")
+        b = g.assumptions.get(g.basis) if g.basis else None
+        if b is not None and b.quiet:  # the play after a pick-up had its chance to contradict it
+            g.basis = None
         expected = g.target if g.awaiting_target is not None else g.turn
         out_of_turn = player is not None and expected is not None and player != expected
         seat = g.seats.get(player) if player else None
@@ -602,6 +833,11 @@ class TableReferee:
                                      "rule": g.preset.citation("turbo")})
         rd.update(kind="ruling", event=seq, player=player, cards=cards, turbo=turbo,
                   phase=phase)
+        if assumed:
+            rd["assumed"] = assumed
+        if guess:  # the cards are the camera's likeliest, nobody having said
+            rd["assumed"] = dict(rd.get("assumed") or {}, cards=list(cards), cards_key=guess.key,
+                                 cards_by=guess.by)
         out.append(rd)
         g.last_ruling = rd
         for s in g.ledger.play(cards, player, seq):
@@ -641,6 +877,8 @@ class TableReferee:
         out.extend(self._maybe_out(g, player, seq, special=special))
         if g.over:
             return out
+        if assumed and assumed.get("key") and not turbo:  # the turn now rests on it
+            g.basis = assumed["key"]
         if turbo:  # a Turbo keeps the turn where it was, unless it burns and plays again
             if "again" in effects and not seat.out:
                 g.turn = player
@@ -648,7 +886,8 @@ class TableReferee:
                 g.turn = g.step(g.turn)
             return out
         if "give_pot" in effects:
-            out.extend(self._await_target(g, seq, f"{player} played {' '.join(cards)}"))
+            g.ace_by = player
+            out.extend(self._await_target(g, seq, f"{player}'s {card_words(cards)}"))
             return out
         if "again" in effects:
             g.turn = player if not seat.out else g.step(player)
@@ -681,7 +920,8 @@ class TableReferee:
         if "burn" in ruling.effects:
             out.extend(self._burn(g, None, seq))
         if "give_pot" in ruling.effects:
-            out.extend(self._await_target(g, seq, f"{' '.join(cards)} (event {seq})"))
+            g.ace_by = None
+            out.extend(self._await_target(g, seq, f"{card_words(cards)} (event {seq})"))
         return out
 
     def _await_target(self, g: Game, seq: int, play: str) -> list[dict]:
@@ -693,8 +933,19 @@ class TableReferee:
             self._consumed.add(tgt["seq"])
             g.target = g.turn = tgt["player"]
             return []
-        g.turn = None
-        return [self._prompt(g, seq, "target", f"{play}: who gets the pot? add target")]
+        # nobody said: the next in turn is the likeliest (the camera's next play may say
+        # otherwise: whoever answers the Ace is the one it hit)
+        ace_by = g.ace_by
+        likely = g.step(ace_by) if ace_by in g.players else g.turn
+        if likely is None or likely == ace_by:
+            likely = next((p for p in g.active() if p != ace_by), ace_by)
+        options = [p for p in self._in_turn_from(g, likely) if p != ace_by]
+        a = self._assume(g, "target", seq, likely, "rules", options, play)
+        g.target = g.turn = a.value
+        g.basis = a.key
+        return [{"kind": "prompt", "prompt": "target", "event": seq, "assumed": a.value,
+                 "text": f"{a.text()} {a.value} is assumed (the next in turn) until the camera "
+                         f"or a person says otherwise"}]
 
     def _judge(self, g: Game, seat: Seat | None, cards: list[str], phase: str,
                turbo: bool) -> Ruling:
@@ -763,11 +1014,18 @@ class TableReferee:
         setattr(seat, attr, have - take)
         left = n - take
         if left > 0 and not confirmed:
-            out.append(self._prompt(g, seq, "desync", f"{seat.name} played {n} card(s) at "
-                                    f"event {seq} but the counts say they had only "
-                                    f"{n - left} there; confirm event {seq} (the play stands "
-                                    f"as read) or count their cards and send counts",
-                                    player=seat.name))
+            # the camera saw them played: the referee's counts were off (a card drawn or
+            # taken unseen); the play stands, the counts assumed, kept (not asked: no one tap
+            # answers it) until someone counts the player's cards
+            self._assume(g, "counts", seq, seat.name, "camera", [seat.name],
+                         f"{n} card(s) at #{seq}", quiet=True,
+                         detail=f"The counts say they had only {n - left} there.")
+            out.append({"kind": "prompt", "prompt": "desync", "event": seq, "player": seat.name,
+                        "assumed": seat.name,
+                        "text": f"{seat.name} played {n} card(s) at event {seq} but the counts say "
+                                f"they had only {n - left} there; the play stands as the camera saw "
+                                f"it (assumed) until someone confirms event {seq} or counts their cards "
+                                f"and sends counts"})
 
     def _draw(self, g: Game, seat: Seat) -> None:
         """Draw back to the layer size while the stock lasts (a strict pick-up skips one
@@ -856,7 +1114,9 @@ class TableReferee:
             g.end_seq = seq
             g.turn = None
             g.prompts = [p for p in g.prompts if p["prompt"] == "desync"]
-            res = GameResult(g.number, g.setup_seq, list(g.players), list(g.order), seq)
+            res = GameResult(g.number, g.setup_seq, list(g.players), list(g.order), seq,
+                             assumed=[a.key for a in g.assumptions.values()
+                                      if a.is_open and not a.quiet])
             out.extend(self.book.game_over(res))
         elif g.turn == player:
             g.turn = g.step(player)
@@ -872,10 +1132,19 @@ class TableReferee:
         ann = self._annotation("picked_up", seq)
         if ann is not None:
             self._consumed.add(ann["seq"])
+            if g.awaiting_target is not None:  # who took it answers the Ace's question too
+                key = f"target:{g.awaiting_target}"
+                g.assumptions.pop(key, None)
+                g.basis = None if g.basis == key else g.basis
             return self._pick_up(g, ann["player"], seq, at_clear=True)
         picker = None
         if g.awaiting_target is not None:
             picker = g.target
+            a = g.assumptions.get(f"target:{g.awaiting_target}")
+            hint = self._hint(g, ev)
+            if a is not None and a.is_open and hint is not None and hint != g.ace_by:
+                self._evidence(g, a, hint, seq)  # the pot went towards their side
+                picker = a.value
         elif g.penalty is not None:
             # the offender takes back the illegal cards with the pot; if they played out of
             # turn, the player whose turn it was still plays next
@@ -885,6 +1154,14 @@ class TableReferee:
             picker = g.penalty
         else:
             picker = g.turn
+            if picker is not None and self._hint(g, ev) != picker:
+                # the player in turn takes the pot they could not play on: the rules' answer,
+                # nobody having seen it; the next play from another side changes it
+                a = self._assume(g, "picked_up", seq, picker, "rules",
+                                 self._in_turn_from(g, picker), f"at #{seq}", quiet=True)
+                picker = a.value
+                if a.is_open:
+                    g.basis = a.key
         if picker is None:
             return self._taken_by_somebody(g, seq)
         return self._pick_up(g, picker, seq, at_clear=True)
@@ -926,6 +1203,9 @@ class TableReferee:
         if latest is not None and latest["seq"] != ev["seq"]:
             return []  # named again later (the Ace's replay took that one): this one is replaced
         g.target = ev["player"]
+        g.assumptions.pop(f"target:{ev['event']}", None)  # a person said: no guess left
+        if g.basis == f"target:{ev['event']}":
+            g.basis = None
         self._drop_prompts(g, "target")
         out: list[dict] = [{"kind": "info", "event": ev["seq"],
                             "text": f"{ev['player']} gets the pot unless they answer"}]
@@ -941,14 +1221,26 @@ class TableReferee:
         if seat.out:
             return [{"kind": "info", "event": ev["seq"],
                      "text": f"{seat.name} is already out (place {seat.place})"}]
-        confirmed = self._annotation("confirm", ev["seq"]) is not None
+        seq = ev["seq"]
+        confirmed = self._annotation("confirm", seq) is not None
         if seat.total == 0 and g.stock == 0 or confirmed:
-            return self._set_out(g, seat.name, ev["seq"])
-        return [self._prompt(g, ev["seq"], "desync",
-                             f"{seat.name} said to be out, but the counts say {seat.total} "
-                             f"card(s) left (hand {seat.hand}, face-up {seat.face_up}, "
-                             f"face-down {seat.face_down}, stock {g.stock}); confirm event "
-                             f"{ev['seq']} or send counts", player=seat.name)]
+            return self._set_out(g, seat.name, seq)
+        # the table says so: out, assumed (the counts may have missed a card), until a person
+        # confirms it (`confirm`) or says otherwise (`void` of the claim, then counts)
+        counts = (f"the counts say {seat.total} card(s) left (hand {seat.hand}, face-up "
+                  f"{seat.face_up}, face-down {seat.face_down}, stock {g.stock})")
+        # confirm (or void) until the operator's check (the prompt's buttons) asks it
+        self._assume(g, "out", seq, seat.name, "claim", [seat.name], f"#{seq}",
+                     detail=f"Said so, but {counts}.", checked=True,
+                     offers=[{"label": "yes, out", "send": {"type": "confirm", "event": seq}},
+                             {"label": "no, still in", "send": {"type": "void", "event": seq}}])
+        p = self._prompt(g, seq, "desync", f"{seat.name} said to be out, but {counts}; taken as "
+                         f"out (assumed): confirm event {seq}, void it, or send counts",
+                         player=seat.name, assumed=seat.name)
+        out = self._set_out(g, seat.name, seq)
+        if not any(q is p for q in g.prompts):  # `_set_out` drops the player's checks: not this one
+            g.prompts.append(p)
+        return [p] + out
 
     def _counts(self, g: Game, ev: dict) -> list[dict]:
         out: list[dict] = []
@@ -962,6 +1254,10 @@ class TableReferee:
             if key in ev:
                 setattr(seat, key, ev[key])
         self._drop_prompts(g, "desync", player=seat.name)
+        for key in [k for k, a in g.assumptions.items()
+                    if a.kind == "counts" and a.value == seat.name and a.is_open]:
+            g.assumptions.pop(key)  # counted: what the camera's play was assumed on is settled
+            g.basis = None if g.basis == key else g.basis
         out.append({"kind": "info", "event": ev["seq"],
                     "text": f"{seat.name}: hand {seat.hand}, face-up {seat.face_up}, "
                             f"face-down {seat.face_down}"})
@@ -1005,6 +1301,8 @@ class TableReferee:
         if g is None:
             return {"game": None, "players": [], "over": False, "titles": None,
                     "prompts": [], "suspicions": [], "pot": [], "events": len(self.log),
+                    "question": None, "questions": [], "questions_waiting": 0,
+                    "assumptions": [], "titles_assumed": 0,
                     "pending_duties": self.book.pending_duties(False), "turn": None}
         titles = titles_for(g.order) if g.over else None
         players = []
@@ -1030,8 +1328,30 @@ class TableReferee:
             "target": g.target, "pending_duties": self.book.pending_duties(g.started),
             "burned": g.ledger.burned(), "held": list(g.held), "ended_at": g.end_seq,
             "events": len(self.log), "jokers": g.decks * g.preset.table.jokers_per_deck,
+            **self._question_view(g),
             "fits": None if g.over else [r for r in (*RANKS, JOKER) if pilelib.fits(g.preset, g.pile, r)],
         }
+
+
+    def asked(self) -> int:
+        """How many questions the current game has shown as the one to answer. History, not
+        the game: a person's late answer or a play added later changes what was shown."""
+        return len(self.game.asked) if self.game else 0
+
+    def _question_view(self, g: Game) -> dict:
+        """The questions for the pages: the one that changes the game most (`question`), how
+        many wait behind it, all of them for the operator, and every assumption made."""
+        qs = [a.to_dict() for a in self._questions(g)]
+        basis = g.assumptions.get(g.basis) if g.basis else None
+        q = self._question(g)
+        return {"question": q.to_dict() if q else None, "questions": qs,
+                "questions_waiting": len(qs) - (1 if q else 0),
+                # a pick-up the rules answered is shown once evidence changed it
+                "assumptions": [a.to_dict() for a in g.assumptions.values()
+                                if not (a.quiet and a.kind == "picked_up" and a.status != CHANGED)],
+                "turn_assumed": basis is not None and not basis.quiet and not g.over,
+                "titles_assumed": sum(a.is_open and not a.quiet for a in g.assumptions.values())
+                if g.over else 0}
 
 
 def _voided(log: list[dict]) -> set[int]:

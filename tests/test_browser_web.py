@@ -597,8 +597,8 @@ def test_a_play_nobody_saw_is_added_in_place_from_the_rulings_page(server, brows
 
 def test_plays_nobody_is_named_for_stay_readable_on_the_live_page(server, browser):
     """An Ace whose target nobody named, the pot taken, then four plays: the live page shows
-    the pot that is there, the two latest 'who played?' questions and a line for the rest,
-    and nothing written as 'null'."""
+    the pot that is there, the turn (assumed), one question in table words with the likely
+    answer first, and nothing written as 'null'; the operator's one tap answers it."""
     from playwright.sync_api import expect
 
     base = server.url
@@ -613,14 +613,41 @@ def test_plays_nobody_is_named_for_stay_readable_on_the_live_page(server, browse
     page.goto(f"{base}/live/")
     expect(page.locator("#pot .card")).to_have_count(4)
     prompts = page.locator("#prompts")
-    expect(prompts).to_contain_text("who played 7C")
-    expect(prompts).to_contain_text("who played 6S")
-    expect(prompts).not_to_contain_text("who played 5H")
-    expect(prompts).to_contain_text("2 earlier play(s) without a player")
-    expect(prompts).to_contain_text("who picked it up")
+    expect(prompts.locator(".question-box")).to_have_count(1)  # spectators: one question
+    expect(prompts).to_contain_text("Who took the pot after Bob's A♣? Cy · Ann")
+    expect(prompts).to_contain_text("assumed Cy")
+    expect(prompts.locator("button")).to_have_count(0)
+    expect(page.locator("#facts")).to_contain_text("Bob (assumed)")
     expect(page.locator("#banner")).to_contain_text("7♣")
     expect(page.locator("#banner")).not_to_contain_text("null")
     page.close()
+    op = signed_in(browser, base, "/live/")
+    op.locator("#prompts .question-box button.answer", has_text="Ann").click()
+    expect(op.locator("#prompts .question-box")).to_have_count(0)
+    expect(op.locator("#facts")).not_to_contain_text("assumed")
+    assert [r["event"]["type"] for r in rulings_data(base)["entries"]][0] == "target"
+    op.close()
+
+
+def test_a_camera_mismatch_is_played_as_assumed_and_one_tap_on_the_live_page_names_it(server, browser):
+    """A mismatch nobody answered is ruled as its surest read (assumed); the live page asks what
+    was played with each rank read and "nothing" as the taps; the operator's tap names it."""
+    from playwright.sync_api import expect
+
+    base = server.url
+    api(base, "/setup/api/game", {"players": ["Ann", "Bob", "Cy"], "dealer": "Cy"})
+    api(base, "/manual/api/events", {"type": "cards_played", "cards": ["5D"]})
+    api(base, "/manual/api/events", {"type": "note", "text": "camera mismatch: 9D 5S landed", "meta": {
+        "mismatch": True, "cards": ["9D", "5S"], "reads": [{"9D": 0.94}, {"5S": 0.72}]}})
+    api(base, "/manual/api/events", {"type": "cards_played", "cards": ["JC"]})
+    op = signed_in(browser, base, "/live/")
+    box = op.locator("#prompts .question-box")
+    expect(box).to_contain_text("What was played when the camera saw 9♦ 5♠ land after Ann's 5♦? 9♦ · 5♠ · nothing")
+    expect(box).to_contain_text("assumed 9D")
+    box.locator("button.answer", has_text="5♠").click()
+    expect(op.locator("#prompts .question-box")).to_have_count(0)
+    assert corrected_cards(base) == [["5S"]]
+    op.close()
 
 
 def test_a_wrong_game_end_and_the_plays_held_after_it_are_said_and_undone_on_the_live_page(server, browser):

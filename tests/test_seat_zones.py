@@ -101,7 +101,7 @@ def test_seat_hints_count_each_play_by_its_player():
 
 @pytest.mark.slow
 @pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent: install Debian's chromium")
-def test_a_play_from_another_side_asks_who_played_and_one_tap_says(tmp_path, browser):
+def test_a_play_from_another_side_is_assumed_theirs_asked_once_and_one_tap_says(tmp_path, browser):
     from playwright.sync_api import expect
 
     from web.app import create_app
@@ -117,16 +117,25 @@ def test_a_play_from_another_side_asks_who_played_and_one_tap_says(tmp_path, bro
         # Ann's play came from her side; the next came from Cy's side while the referee expected Bob
         table.submit({"type": "cards_played", "cards": ["5H"], "meta": {"seat": "Ann"}}, source="camera")
         table.submit({"type": "cards_played", "cards": ["8C"], "meta": {"seat": "Cy"}}, source="camera")
+        table.submit({"type": "cards_played", "cards": ["9D"]}, source="camera")  # no side seen: asked
         ctx = browser.new_context(viewport={"width": 390, "height": 844})
         page = ctx.new_page()
         page.goto(f"{srv.url}/auth?token={TOKEN}&name=Dee&next=/rulings/")
         expect(page.locator("#e2 .seat")).to_have_text("The arm came from Ann's side.")  # as expected
+        # the referee goes by the camera's side (the turn had gone astray), asks once, Cy first
+        expect(page.locator("#e3 .seat")).to_have_text("The arm came from Cy's side.")
+        expect(page.locator("#e3 .tag.assumed")).to_contain_text("assumed Cy")
+        q = page.locator("#prompts .question-box")
+        expect(q).to_contain_text("Who played 8♣ after Ann's 5♥? Cy · Bob · Ann")
+        q.locator("button.answer", has_text="Bob").click()  # a person says: Bob's, in turn
         asked = page.locator("#e3 .seat")
         expect(asked).to_contain_text("The arm came from Cy's side, not Bob's: a Turbo, or Cy played for Bob?")
+        expect(page.locator("#prompts .question-box")).to_have_count(0)
+        assert table.log[-1]["type"] == "played_by" and table.log[-1]["player"] == "Bob"
+        assert table.log[-1]["event"] == 3
         asked.get_by_role("button", name="Played by Cy").click()
         expect(page.locator("#e3 .seat")).to_have_text("The arm came from Cy's side.")
         assert table.log[-1]["type"] == "played_by" and table.log[-1]["player"] == "Cy"
-        assert table.log[-1]["event"] == 3
         ctx.close()
 
 

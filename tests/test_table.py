@@ -153,9 +153,16 @@ def test_burned_card_returning():
 def test_ace_asks_for_a_target_then_the_target_picks_up():
     ref, outs = table(play("AS"))
     assert kinds(outs[0], "prompt")[0]["prompt"] == "target"
-    assert ref.view()["turn"] is None and ref.view()["awaiting_target"]
+    # nobody said yet: the next in turn is assumed, and asked about in table words
+    v = ref.view()
+    assert v["turn"] == "Bob" and v["awaiting_target"] and v["turn_assumed"]
+    q = v["questions"][0]
+    assert q["text"] == "Who took the pot after Ann's A♠?" and q["options"] == ["Bob", "Cy"]
+    assert q["answer"] == {"type": "target", "event": 2}
+    assert v["question"] is None  # shown once the camera's next play or the pot going leaves it open
     ref.apply({"type": "target", "player": "Cy"})
     assert ref.view()["turn"] == "Cy" and ref.view()["prompts"] == []
+    assert ref.view()["question"] is None and not ref.view()["turn_assumed"]
     out = ref.apply(CLEAR)
     assert kinds(out, "pickup")[0]["player"] == "Cy"
     assert ref.view()["turn"] == "Ann"
@@ -171,10 +178,13 @@ def test_ace_countered_with_a_two():
 
 def test_pot_taken_before_the_target_is_named():
     ref, outs = table(play("AS"), CLEAR)
-    assert kinds(outs[1], "prompt")[0]["prompt"] == "who_picked_up"
+    # the likeliest took it (the next in turn) and play goes on; the question stays
+    assert kinds(outs[1], "pickup")[0]["player"] == "Bob" and ref.view()["turn"] == "Cy"
+    assert ref.view()["question"]["kind"] == "target"
     out = ref.apply({"type": "target", "player": "Cy"})
     assert kinds(out, "pickup")[0]["player"] == "Cy"
     assert ref.view()["turn"] == "Ann" and ref.view()["prompts"] == []
+    assert ref.view()["question"] is None
 
 
 def test_correction_and_void_rebuild_the_game():
@@ -244,13 +254,15 @@ def test_game_over_titles_and_events_after_the_end():
 
 
 def test_desync_player_out_against_the_counts():
+    # issue 53: the claim is taken (out, assumed) instead of waiting on a check
     ref, _ = table(play("5H"))
     out = ref.apply({"type": "player_out", "player": "Bob"})
     p = kinds(out, "prompt")[0]
-    assert p["prompt"] == "desync" and "Bob" in p["text"]
-    assert not ref.view()["players"][1]["out"]
+    assert p["prompt"] == "desync" and "Bob" in p["text"] and p["assumed"] == "Bob"
+    assert ref.view()["players"][1]["out"] and ref.view()["assumptions"][0]["kind"] == "out"
     ref.apply({"type": "confirm", "event": 3})
     assert ref.view()["players"][1]["out"] and ref.view()["prompts"] == []
+    assert ref.view()["assumptions"] == []
 
 
 def test_desync_when_a_player_plays_more_than_the_counts_allow():
@@ -366,14 +378,16 @@ def test_picked_up_before_the_camera_sees_the_pot_go():
 
 def test_lowest_card_starts_asks_who_started():
     ref = TableReferee()
-    out = ref.apply({"type": "setup", "players": PLAYERS, "dealer": "Cy", "preset": "nl"})
-    assert [o["prompt"] for o in out if o["kind"] == "prompt"] == ["who_starts"]
-    out = ref.apply(play("3C"))
-    assert [o["prompt"] for o in out if o["kind"] == "prompt"] == ["who_played"]
-    assert ref.rulings()[-1]["player"] is None
+    ref.apply({"type": "setup", "players": PLAYERS, "dealer": "Cy", "preset": "nl"})
+    assert ref.view()["turn"] == "Ann"  # assumed (left of the dealer) until the first play
+    ref.apply(play("3C"))
+    r = ref.rulings()[-1]
+    assert r["player"] == "Ann" and r["assumed"]["key"] == "starter:2"
+    assert ref.view()["questions"][0]["text"] == "Who started, with 3♣?"
     ref.apply(by("Bob"))
     v = ref.view()
     assert ref.rulings()[-1]["player"] == "Bob" and v["turn"] == "Cy" and v["prompts"] == []
+    assert v["question"] is None and "assumed" not in ref.rulings()[-1]
     assert v["players"][1]["hand"] == 3 and v["stock"] == 54 - 27 - 1
     with_starter = TableReferee([{"type": "setup", "players": PLAYERS, "dealer": "Cy",
                                   "preset": "nl", "starter": "Bob"}, play("3C")])
@@ -386,7 +400,7 @@ def test_a_pot_taken_by_somebody_not_named_is_off_the_table_until_they_are():
     illegal) and no card coming back from it is taken for a second copy; naming the taker
     later gives them the cards and the turn, and the plays since get their players."""
     ref, outs = table(play("5D"), play("9C"), play("AC"), CLEAR, play("4D"), play("5H"), play("9C"))
-    assert kinds(outs[3], "prompt")[0]["prompt"] == "who_picked_up"
+    assert kinds(outs[3], "pickup")[0]["player"] == "Ann"  # assumed: the next in turn
     assert ref.view()["pot"] == ["4D", "5H", "9C"]
     assert [r["verdict"] for r in rulings(outs)] == ["legal"] * 6
     assert ref.view()["suspicions"] == []  # 9C went back into a hand, then came out again
@@ -395,12 +409,15 @@ def test_a_pot_taken_by_somebody_not_named_is_off_the_table_until_they_are():
     assert [r["player"] for r in ref.rulings()[-3:]] == ["Ann", "Bob", "Cy"]
     assert ref.view()["players"][2]["hand"] == 3 + 3 - 1  # took 3 cards, played 9C again
     assert ref.view()["prompts"] == [] and ref.view()["turn"] == "Ann"
+    assert ref.view()["question"] is None  # who took it answers the Ace's question too
 
 
 def test_a_burn_by_a_player_not_named_still_burns_the_pot():
     ref, outs = table(play("5D"), play("AC"), play("10D"), play("3C"))
-    # nobody named the Ace's target: who answered with the 10 is asked, and the 10 burns
-    assert [p["prompt"] for p in kinds(outs[2], "prompt")] == ["who_played"]
+    # nobody named the Ace's target: the next in turn is assumed to answer with the 10, which
+    # burns; they play again
+    assert rulings(outs)[2]["player"] == "Cy" and rulings(outs)[2]["assumed"]["key"] == "target:3"
+    assert rulings(outs)[3]["player"] == "Cy" and ref.view()["turn"] == "Ann"
     v = ref.view()
     assert v["pot"] == ["3C"] and v["burns"]["total"] == 1
     assert rulings(outs)[-1]["verdict"] == "legal"

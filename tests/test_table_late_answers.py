@@ -61,7 +61,8 @@ def test_late_answers_give_the_table_timely_ones_give(preset, players, seed):
             on_table += ev["cards"]
         if any(o["kind"] in ("burn", "pickup") for o in out):
             on_table = []
-        assert [pc.card for pc in ref.game.pot] == on_table, f"after event {len(ref.log)}"
+        if not ref.game.over:  # a game ended on a wrong guess holds the plays after it
+            assert [pc.card for pc in ref.game.pot] == on_table, f"after event {len(ref.log)}"
     for a in answers:
         ref.apply(a)
     assert table_of(ref) == table_of(timely)

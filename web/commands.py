@@ -32,9 +32,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "nothing: open the printed URL.")
     _common(d)
     d.add_argument("--no-operator", action="store_true",
-                   help="leave the operator's part to you: who an Ace gives the pot to, who played "
-                        "a Turbo, the cards of a misread play (by default the demo taps them from the "
-                        "video's script, marked 'demo script', right after the camera records the play)")
+                   help="nobody answers for the camera: who an Ace gives the pot to, who played a Turbo "
+                        "are assumed (the side the arm came from, else the next in turn), marked 'assumed' "
+                        "and asked one question at a time on the live page; the game runs to its titles and "
+                        "the terminal says the questions asked and taps taken (by default the demo taps the "
+                        "answers from the video's script, marked 'demo script', right after the camera "
+                        "records the play)")
     d.set_defaults(func=demo)
 
 
@@ -271,6 +274,32 @@ def demo_seat_zones(log: Path | None) -> dict | None:
         return None
 
 
+def demo_summary(table) -> str:
+    """One line for the end of the demo game: its titles, the questions the page asked (one at
+    a time) and the taps people took."""
+    v = table.view()
+    t, sm = v["table"], v["summary"]
+    titles = ", ".join(f"{p} {title}" for p, title in (t.get("titles") or {}).items())
+    return f"the demo game is over: {titles or 'no titles'}; {sm['text']}"
+
+
+class DemoEnd:
+    """Tells the terminal once, when the demo game ends, how it ended (`demo_summary`); `then`:
+    the camera's other listener (the scripted operator), called first."""
+
+    def __init__(self, table, then=None, say=None):
+        self.table, self.then = table, then
+        self.say = say or (lambda line: print("masta: " + line, flush=True))
+        self.said = False
+
+    def __call__(self, event: dict, video_t: float | None) -> None:
+        if self.then is not None:
+            self.then(event, video_t)
+        if not self.said and self.table.game_over():
+            self.said = True
+            self.say(demo_summary(self.table))
+
+
 def demo(args) -> int:
     from .config import default_data_dir
     data = Path(args.data_dir) if args.data_dir else default_data_dir() / "demo"
@@ -293,7 +322,7 @@ def demo(args) -> int:
         if log is not None and not args.no_operator:
             from .demo_operator import DemoOperator, scripted_plays
             after = DemoOperator(table, scripted_plays(log)).after_camera
-        lines = _camera(app, str(video), pace=True, after_event=after)
+        lines = _camera(app, str(video), pace=True, after_event=DemoEnd(table, after))
         if seats:
             lines.append("each player's side of the demo table is drawn (Set-up): the rulings page says from "
                          "which side each play came")
@@ -301,6 +330,9 @@ def demo(args) -> int:
             lines.append("the operator's part (an Ace's target, a Turbo's player, a misread corrected) "
                          "is tapped from the demo's script, marked 'demo script'; --no-operator leaves "
                          "it to you")
+        else:
+            lines.append("nobody answers for the camera (--no-operator): what it cannot see is assumed, "
+                         "marked 'assumed', and asked one question at a time on the live page")
     return _run(app, config, lines, server)
 
 

@@ -58,6 +58,11 @@ def view(ref: TableReferee) -> dict:
     return dict(ref.view())
 
 
+def asked(ref: TableReferee) -> int:
+    """How many questions the current game showed as the one to answer."""
+    return ref.asked() if hasattr(ref, "asked") else 0
+
+
 def game_over(ref: TableReferee) -> bool:
     return bool(ref.view().get("over"))
 

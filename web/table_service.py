@@ -80,11 +80,26 @@ class TableService:
                 "players": setup["players"] if setup else [],
                 "preset": setup.get("preset") if setup else None,
                 "table": v,
+                "summary": self.summary(v),
                 "latest": self.latest_ruling(order),
                 "last": self.last_happened(v, order),
                 "happened": last_happening(self.log, self.outputs),
                 "referee": getattr(self.referee, "replay_error", None) or rl.status(),
             }
+
+    def summary(self, v: dict | None = None) -> dict:
+        """The current game's questions and taps: how many questions the page showed as the
+        one to answer, how many are open, how many events people sent since the set-up."""
+        with self.lock:
+            v = v if v is not None else rl.view(self.referee)
+            setup = self.setup_event()
+            start = setup["seq"] if setup else 0
+            taps = sum(1 for e in self.log[start:] if e.get("source") == "operator")
+            asked = rl.asked(self.referee)
+            open_ = len(v.get("questions") or [])
+            text = (f"{asked} question(s) asked, {open_} still open; {taps} tap(s) taken"
+                    + (f"; the titles rest on {v['titles_assumed']} assumption(s)" if v.get("titles_assumed") else ""))
+            return {"asked": asked, "open": open_, "taps": taps, "text": text}
 
     def latest_ruling(self, order: list[int] | None = None) -> dict | None:
         """The latest ruling in the order of play (a play added as missed comes where it

@@ -358,6 +358,39 @@ const masta = (() => {
     return h("div", { class: "prompt-box", "data-prompt": p.prompt || "" }, kids);
   }
 
+  /* The referee's one question (view `question`): what it went on without being told, in
+     table words, the likely answer first. The operator answers with one tap; the rest wait, a
+     count (and, `all`, the whole list behind one tap). Spectators see this one question only. */
+  function questionBox(t, all) {
+    const q = t && t.question;
+    if (!q) return null;
+    const op = isOperator();
+    // a question whose answers are no player's name (the cards of a mismatch, a claimed out)
+    // carries `offers`: each one's label and the event its tap sends
+    const answer = (a, name, i) => post("/rulings/api/corrections", a.offers ? a.offers[i].send
+      : { type: a.answer.type, event: a.answer.event, player: name });
+    const one = (a) => {
+      const labels = a.offers ? a.offers.map((o) => o.label) : (a.options || []);
+      const opts = labels.map((name, i) => op
+        ? h("button", { type: "button", class: "answer" + (i === 0 ? " likely" : ""), "data-player": name,
+          onclick: () => answer(a, name, i) }, name)
+        : h("span", { class: i === 0 ? "likely" : "" }, name));
+      const sep = opts.flatMap((o, i) => (i ? [" · ", o] : [o]));
+      return [h("div", { class: "q-text" }, a.text, " ", h("span", { class: "q-options" }, sep)),
+        h("div", { class: "small muted" }, h("span", { class: "tag assumed" }, "assumed"), " " + a.value + " (" + a.why + ")")];
+    };
+    const kids = one(q);
+    const rest = (t.questions || []).slice(1);
+    if (rest.length) {
+      const count = rest.length + " more question(s) wait";
+      kids.push(op && all
+        ? h("details", { class: "q-all" }, h("summary", {}, count + ": open the whole list"),
+          rest.map((a) => h("div", { class: "question-box more", "data-question": a.key }, one(a))))
+        : h("div", { class: "small muted q-count" }, count));
+    }
+    return h("div", { class: "question-box", "data-question": q.key }, kids);
+  }
+
   const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
 
   /* Cards named with taps instead of typed: a phone's keyboard hides half the page, mid-game.
@@ -401,6 +434,6 @@ const masta = (() => {
     if (u && u.until > Date.now() && isOperator()) showUndo(u);  // recorded just before this page opened
   });
 
-  return { h, card, post, get, toast, listen, banner, cameraDot, initial, when, promptBox, isOperator, cardPicker,
+  return { h, card, post, get, toast, listen, banner, cameraDot, initial, when, promptBox, questionBox, isOperator, cardPicker,
     alerts, alertKinds, keepAwake, cueScrolls };
 })();

@@ -17,7 +17,11 @@
     for (const [p, t] of Object.entries(titles)) (byTitle[t] = byTitle[t] || []).push(p);
     document.getElementById("titles").replaceChildren(...(Object.keys(titles).length ? ORDER.map((t) =>
       h("div", { class: "title t-" + t.toLowerCase() }, h("span", {}, t), h("b", {}, (byTitle[t] || ["–"]).join(", "))))
-      : [h("p", { class: "muted" }, "The titles appear when the first game ends.")]));
+      : [h("p", { class: "muted" }, "The titles appear when the first game ends.")]),
+      ...(Object.keys(titles).length && d.games && d.games.length && d.games[d.games.length - 1].assumed
+        ? [h("p", { class: "small titles-assumed" }, h("span", { class: "tag assumed" }, "assumed"),
+          " These titles rest on " + d.games[d.games.length - 1].assumed + " assumption(s) nobody confirmed (questions on the rulings page).")]
+        : []));
     document.getElementById("standings").replaceChildren(table([
       ["Player", (r) => r.player], ["Games", (r) => r.games], ["MASTA", (r) => r.MASTA],
       ["VICE", (r) => r["VICE-MASTA"]], ["SHITHEAD", (r) => r.SHITHEAD],

@@ -74,7 +74,7 @@
       ...(t.penalty ? [h("div", { class: "small penalty-note" }, "Crossed out: an illegal play. " + t.penalty +
         " takes it back with the pot.")] : []));
     document.getElementById("facts").replaceChildren(
-      fact("turn", t.turn),
+      fact("turn", t.turn ? t.turn + (t.turn_assumed ? " (assumed)" : "") : t.turn),
       fact("next play", t.next || t.next_play),
       fact("direction", direction(t.direction)),
       fact("stock", t.stock),
@@ -90,24 +90,27 @@
       h("td", {}, p.out ? "out" + (p.place ? " (" + p.place + ")" : "") : (p.phase === undefined ? "–" : String(p.phase))),
       h("td", {}, p.hand ?? "–"), h("td", {}, p.face_up ?? "–"), h("td", {}, p.face_down ?? "–"))));
     const names2 = names.map((p) => p.name);
-    // who played what: the latest two asked here (naming one names the turn, so the plays
-    // after it get their players); the older ones wait on the rulings page
-    const who = (t.prompts || []).filter((p) => p.prompt === "who_played");
-    const older = who.slice(0, -2);
-    const prompts = [].concat((t.prompts || []).filter((p) => !older.includes(p)),
-      older.length ? [{ text: older.length + " earlier play(s) without a player: name them on the rulings page" }] : [],
+    // one question at a time: the referee's (what it assumed), else the first of its other
+    // prompts (counts that do not add up); the rest wait on the rulings page, counted
+    const others = (t.prompts || []).slice(t.question ? 0 : 1);
+    const prompts = [].concat(t.question ? [] : (t.prompts || []).slice(0, 1),
+      others.length ? [{ text: others.length + " more to check on the rulings page" }] : [],
       (t.suspicions || []).slice(-3).map((x) => ({ text: "Suspicion: " + (x.text || x.suspicion) })));
-    document.getElementById("prompts").replaceChildren(...[over(t)].concat(prompts.map((p) => masta.promptBox(p, names2))).filter(Boolean));
+    document.getElementById("prompts").replaceChildren(...[over(t, s.summary), masta.questionBox(t, false)]
+      .concat(prompts.map((p) => masta.promptBox(p, names2))).filter(Boolean));
   }
 
   /* The game's end, said at the top: who got which title, and what to do next. Plays the
      camera saw after it are held unruled: play going on means a misread ended the game. */
-  function over(t) {
+  function over(t, summary) {
     if (!t.over) return null;
     const titles = t.titles || {};
     const kids = [h("b", {}, "Game " + t.game + " is over: "),
       (t.finishing_order || []).map((n) => n + (titles[n] ? " " + titles[n] : "")).join(", ") + ". ",
       h("a", { href: "/setup/" }, "Set up the next game"), "."];
+    if (t.titles_assumed) kids.push(h("div", { class: "small" }, h("span", { class: "tag assumed" }, "assumed"),
+      " These titles rest on " + t.titles_assumed + " assumption(s) nobody confirmed."));
+    if (summary) kids.push(h("div", { class: "small muted summary" }, summary.text));
     const held = t.held || [];
     if (held.length) {
       kids.push(h("div", { class: "held" }, "The camera has seen " + held.length + " play(s) since (#" + held.join(", #") +

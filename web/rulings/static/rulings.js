@@ -60,6 +60,10 @@
     const k = o.verdict || o.kind;
     const rules = [...new Set((o.reasons || []).map((r) => r.rule).filter(Boolean))];  // two reasons may cite one rule
     return h("div", { class: "out" }, h("span", { class: "tag " + k }, k), " ", o.plain || "",
+      o.assumed ? h("span", { class: "tag assumed", title: "nobody said: " + (o.assumed.cards
+        ? "the camera's surest read that the rules allow" : o.assumed.by === "camera"
+        ? "the camera saw it come from that side" : "the rules make it likeliest") },
+        "assumed " + [o.assumed.player, (o.assumed.cards || []).join(" ")].filter(Boolean).join(" ")) : null,
       rules.length ? h("span", { class: "muted small" }, " (" + rules.join("; ") + ")") : null,
       o.next ? h("span", { class: "muted small" }, " next " + o.next) : null,
       o.held && ev && ev.type === "setup" ? addHeld(o, ev, entries) : null);
@@ -203,7 +207,7 @@
   }
 
   /* A camera mismatch (meta.mismatch: two plays seen as one, a card gone, a card that landed
-     unread): the camera decided nothing, so a person looks at the photos and names the play
+     unread): ruled meanwhile as its likeliest read (assumed: still asked here); a person looks at the photos and names the play
      here; it is then ruled where it happened, and the plays after it again. One tap names
      each rank the camera half saw (meta.cards), or one of its cards alone, or them and one
      more of that rank (a fanned pair half read: the benchmark's commonest mismatch); any other
@@ -350,7 +354,7 @@
         h("span", { class: "muted small when" }, " · " + who(ev))),
       doubt(ev, r.settled, inGame),
       seatHint(ev, r.outputs, players, inGame),
-      unsure(ev, r.outputs.some((o) => o.kind === "ruling"), isVoid, inGame),
+      unsure(ev, r.outputs.some((o) => o.kind === "ruling" && !(o.assumed && o.assumed.cards)), isVoid, inGame),
       r.outputs.map((o) => output(o, ev, entries)),
       evidence(ev),
       r.fixes.length ? h("div", { class: "fixes small" }, "Changed later: ",
@@ -421,8 +425,9 @@
     state = d.view;
     banner(document.getElementById("banner"), state.latest, false, state.last);
     const seatOf = (seq) => { const r = d.entries.find((e) => e.event.seq === seq); return r && r.event.meta && r.event.meta.seat; };
-    document.getElementById("prompts").replaceChildren(...((state.table && state.table.prompts) || []).map((p) =>
-      masta.promptBox(p, state.players || [], p.event ? seatOf(p.event) : null)));
+    document.getElementById("prompts").replaceChildren(...[masta.questionBox(state.table, true)].concat(
+      ((state.table && state.table.prompts) || []).map((p) =>
+        masta.promptBox(p, state.players || [], p.event ? seatOf(p.event) : null))).filter(Boolean));
     render(d.entries, state.players || []);
     earlier(d.earlier || 0);
     if (!shown && location.hash) {  // a link to one event (the live page's): shown once, on arrival

@@ -1,0 +1,328 @@
+"""A table nobody answers for: the referee goes on under what it assumes (the camera's side,
+else the rules), marks it, asks one question at a time in table words, and lets later
+evidence and a person's answer settle it, the game re-ruled where needed."""
+from __future__ import annotations
+
+from hypothesis import given, settings, strategies as st
+
+from referee.camera_stream import stream_game
+from referee.table import TableReferee
+
+PLAYERS = ["Ann", "Bob", "Cy"]
+CLEAR = {"type": "pot_cleared"}
+
+
+def table(*events, players=PLAYERS):
+    ref = TableReferee()
+    ref.apply({"type": "setup", "players": players, "dealer": players[-1], "preset": "fr"})
+    outs = [ref.apply(e) for e in events]
+    return ref, outs
+
+
+def play(*cards, side=None):
+    ev = {"type": "cards_played", "cards": list(cards)}
+    if side:
+        ev["meta"] = {"seat": side}
+    return ev
+
+
+def cleared(side=None):
+    return {"type": "pot_cleared", "meta": {"seat": side}} if side else dict(CLEAR)
+
+
+def who(ref):
+    return [r["player"] for r in ref.rulings()]
+
+
+def test_an_aces_target_is_the_next_in_turn_until_the_camera_sees_who_answers():
+    ref, _ = table(play("5D"), play("AS", side="Bob"))
+    v = ref.view()
+    assert v["turn"] == "Cy" and v["turn_assumed"]  # never "–" after an Ace
+    assert v["questions"][0]["line"] == "Who took the pot after Bob's A♠? Cy · Ann"
+    assert v["question"] is None  # the camera's next play may say: the page waits for it
+    assert [a["status"] for a in v["assumptions"]] == ["open"]
+    ref.apply(play("2H", side="Ann"))  # Ann answers the Ace: it hit her
+    v = ref.view()
+    assert who(ref) == ["Ann", "Bob", "Ann"] and ref.rulings()[-1]["turbo"] is False
+    a = v["assumptions"][0]
+    assert (a["status"], a["value"], a["was"]) == ("changed", "Ann", "Cy")
+    assert v["question"] is None and v["turn"] == "Bob" and not v["turn_assumed"]
+
+
+def test_the_pot_leaving_towards_a_side_says_who_took_it():
+    ref, outs = table(play("5D"), play("AS"), cleared(side="Ann"))
+    assert [o["player"] for o in outs[-1] if o["kind"] == "pickup"] == ["Ann"]
+    assert ref.view()["turn"] == "Bob" and ref.view()["question"] is None
+    assert ref.view()["players"][0]["hand"] == 3 + 2  # drew back to 3 after the 5D
+
+
+def test_a_guess_the_next_play_contradicts_is_changed_and_the_game_re_ruled():
+    # nobody saw where the Ace's pot went: Cy (the next in turn) is assumed to have taken it,
+    # so Ann plays next; the next play comes from Bob's side instead: Ann took it
+    ref, _ = table(play("5D", side="Ann"), play("AS", side="Bob"), CLEAR)
+    assert ref.view()["players"][2]["hand"] == 5 and ref.view()["turn"] == "Ann"
+    out = ref.apply(play("4C", side="Bob"))
+    assert [o["player"] for o in out if o["kind"] == "pickup" and o.get("revised")] == ["Ann"]
+    v = ref.view()
+    assert [p["hand"] for p in v["players"]] == [3 + 2, 3, 3]  # Ann took 5D and AS
+    assert who(ref) == ["Ann", "Bob", "Bob"] and not ref.rulings()[-1]["turbo"]
+    assert v["turn"] == "Cy" and v["question"] is None
+    assert v["assumptions"][0]["status"] == "changed" and v["assumptions"][0]["value"] == "Ann"
+    # a pure function of the log: replayed from scratch, the same game
+    again = TableReferee.replay(ref.log)
+    assert again.view() == v and again.rulings() == ref.rulings()
+
+
+def test_a_turbo_from_another_side_is_that_players_and_the_turn_stays():
+    ref, _ = table(play("4S", side="Ann"), play("4C", side="Cy"))
+    r = ref.rulings()[-1]
+    assert r["player"] == "Cy" and r["turbo"] and r["verdict"] == "legal"
+    assert r["assumed"] == {"player": "Cy", "by": "camera", "key": "player:3"}
+    v = ref.view()
+    assert v["turn"] == "Bob"
+    assert v["questions"][0]["line"] == "Who played 4♣ after Ann's 4♠? Cy · Bob · Ann"
+    ref.apply({"type": "played_by", "event": 3, "player": "Bob"})  # a person says: Bob's, in turn
+    assert ref.view()["question"] is None and ref.view()["turn"] == "Cy"
+    assert "assumed" not in ref.rulings()[-1] and not ref.rulings()[-1]["turbo"]
+
+
+def test_a_play_from_another_side_that_is_no_turbo_moves_the_turn_there():
+    # the referee thought Bob was to play; the camera saw Cy's arm: the referee lost the turn
+    # (a play it never saw), so Cy's play is ruled in turn, not as an illegal Turbo
+    ref, _ = table(play("5H", side="Ann"), play("9C", side="Cy"))
+    r = ref.rulings()[-1]
+    assert (r["player"], r["verdict"], r["turbo"]) == ("Cy", "legal", False)
+    assert ref.view()["turn"] == "Ann" and ref.view()["questions"][0]["options"][:2] == ["Cy", "Bob"]
+
+
+def test_one_question_the_one_the_turn_rests_on_the_rest_counted():
+    ref, _ = table(play("4S"), play("4C", side="Cy"), play("6D"), play("AH"))
+    v = ref.view()
+    assert [q["kind"] for q in v["questions"]] == ["target", "player"]
+    assert v["question"]["kind"] == "player"  # the Ace's: once the camera had its chance
+    ref.apply(CLEAR)  # nobody saw where the pot went
+    v = ref.view()
+    assert v["question"]["kind"] == "target" and v["questions_waiting"] == 1
+    # answering the question re-rules what follows and closes it
+    ref.apply({"type": "target", "player": "Ann"})
+    v = ref.view()
+    assert v["turn"] == "Bob" and [q["kind"] for q in v["questions"]] == ["player"]
+    assert ref.view()["players"][0]["hand"] == 3 + 4
+
+
+def test_titles_resting_on_guesses_say_so():
+    # two players: each play from the hand; the stock is long, so end it with counts
+    ref, _ = table(play("4S", side="Ann"), play("4C", side="Cy"))
+    ref.apply({"type": "counts", "stock": 0})
+    for name in PLAYERS[:2]:
+        ref.apply({"type": "counts", "player": name, "hand": 0, "face_up": 0, "face_down": 0})
+    v = ref.view()
+    assert v["over"] and v["titles_assumed"] == 1
+    over = [o for seq in ref.outputs for o in ref.outputs[seq] if o["kind"] == "game_over"][0]
+    assert over["assumed"] == 1 and "resting on 1 assumption" in over["text"]
+    assert ref.book.results[0].to_dict()["assumed"] == 1
+
+
+def test_who_started_is_the_first_plays_side():
+    ref = TableReferee()
+    ref.apply({"type": "setup", "players": PLAYERS, "dealer": "Cy", "preset": "nl"})
+    ref.apply(play("3C", side="Bob"))
+    assert who(ref) == ["Bob"] and ref.view()["turn"] == "Cy"
+    q = ref.view()["questions"][0]
+    assert q["text"] == "Who started, with 3♣?" and q["value"] == "Bob" and q["by"] == "camera"
+
+
+def _camera_only(sg, sides: bool) -> list[dict]:
+    """The stream as a table with nobody answering: no `target`/`played_by`; `sides`: each
+    play carries the side its player sits (seat zones that never miss)."""
+    out = []
+    for ev in sg.events:
+        if ev["type"] in ("target", "played_by", "picked_up"):
+            continue
+        e = {k: v for k, v in ev.items() if k != "seq"}
+        if sides and ev["type"] == "cards_played":
+            e["meta"] = {"seat": sg.players_of[ev["seq"]]}
+        out.append(e)
+    return out
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.sampled_from(["fr", "nl", "palace", "sydney"]), st.integers(3, 4), st.integers(0, 10_000),
+       st.booleans())
+def test_a_game_nobody_answers_for_never_stalls_and_ends(preset, players, seed, sides):
+    """Whatever the camera cannot see, the turn is always known (or assumed) while the game is
+    on, at most one question is shown, and the game still ends; with the camera's side on every
+    play, the finishing order is the engine's without a single answer."""
+    sg = stream_game(preset, players, seed)
+    if sg.engine_disagrees or not sg.over:
+        return
+    ref = TableReferee()
+    for e in _camera_only(sg, sides):
+        if ref.game is not None and ref.game.over and e["type"] != "cards_played":
+            break
+        ref.apply(e)
+        v = ref.view()
+        if v["game"] and not v["over"]:
+            assert v["turn"] is not None, f"the turn is unknown after event {len(ref.log)}"
+            assert v["question"] is None or v["question"] in v["questions"]
+    if sides:
+        assert ref.view()["over"] and ref.view()["finishing_order"] == sg.order
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.sampled_from(["fr", "sydney"]), st.integers(3, 4), st.integers(0, 10_000))
+def test_assumptions_and_questions_are_a_function_of_the_log(preset, players, seed):
+    """Replayed from the log (a restarted server), the same assumptions and questions."""
+    sg = stream_game(preset, players, seed)
+    ref = TableReferee()
+    for i, e in enumerate(_camera_only(sg, False)[:120]):
+        if i % 7 == 3 and e["type"] == "cards_played":  # now and then, a side that is wrong
+            e = dict(e, meta={"seat": sg.players[(i // 7) % players]})
+        if ref.game is not None and ref.game.over and e["type"] != "cards_played":
+            break
+        ref.apply(e)
+    again = TableReferee.replay(ref.log)
+    assert again.view() == ref.view() and again.asked() == ref.asked()
+
+
+def test_a_persons_answer_wins_over_the_cameras_side():
+    ref, _ = table(play("5D"), play("AS", side="Bob"), {"type": "target", "player": "Cy"},
+                   play("2H", side="Ann"))  # the arm's side says Ann; a person said Cy
+    assert who(ref)[-1] == "Cy" and ref.view()["question"] is None
+    ref2, _ = table(play("5D"), play("AS", side="Bob"), play("2H", side="Ann"))
+    assert who(ref2)[-1] == "Ann"
+    ref2.apply({"type": "target", "event": 3, "player": "Cy"})  # said later: the same game
+    assert who(ref2) == who(ref) and ref2.view()["turn"] == ref.view()["turn"]
+
+
+def test_the_next_play_from_the_side_the_guess_implies_settles_it():
+    ref, _ = table(play("5H", side="Ann"), play("9C", side="Cy"))
+    assert [q["key"] for q in ref.view()["questions"]] == ["player:3"]
+    ref.apply(play("10D", side="Ann"))  # after Cy comes Ann: the camera agrees
+    v = ref.view()
+    assert v["questions"] == [] and v["assumptions"][0]["status"] == "seen"
+
+
+# -- a camera mismatch nobody answered: ruled as its likeliest play ---------------------------
+def mismatch(cards, reads=None, side=None, **more):
+    meta = {"mismatch": True, "cards": list(cards), **more}
+    if reads:
+        meta["reads"] = reads
+    if side:
+        meta["seat"] = side
+    return {"type": "note", "source": "camera", "text": "camera mismatch", "meta": meta}
+
+
+def test_a_mismatch_is_ruled_as_the_surest_read_and_asked_with_one_tap_offers():
+    ref, outs = table(play("5D", side="Ann"),
+                      mismatch(["9D", "5S"], [{"9D": 0.94, "9S": 0.13}, {"5S": 0.72}], side="Bob"))
+    r = ref.rulings()[-1]
+    assert (r["event"], r["player"], r["cards"], r["verdict"]) == (3, "Bob", ["9D"], "legal")
+    assert r["assumed"]["cards"] == ["9D"] and r["assumed"]["cards_key"] == "cards:3"
+    v = ref.view()
+    assert v["turn"] == "Cy" and v["question"] is None  # the camera has its chance first
+    ref.apply(play("10C", side="Cy"))
+    q = ref.view()["question"]
+    assert q["line"] == "What was played when the camera saw 9♦ 5♠ land after Ann's 5♦? 9♦ · 5♠ · nothing"
+    assert [o["send"] for o in q["offers"]] == [
+        {"type": "correct", "event": 3, "cards": ["9D"]}, {"type": "correct", "event": 3, "cards": ["5S"]},
+        {"type": "void", "event": 3}]
+    ref.apply(q["offers"][1]["send"])  # a person says: it was the 5S
+    r = next(r for r in ref.rulings() if r["event"] == 3)
+    assert r["cards"] == ["5S"] and "assumed" not in r
+    assert ref.view()["question"] is None and ref.view()["assumptions"] == []
+
+
+def test_a_mismatch_prefers_what_the_rules_allow_over_the_surer_read():
+    # on a Q a 4 cannot go, a K can: the K, though the 4 was read surer
+    ref, _ = table(play("8D", side="Ann"), play("QH", side="Bob"),
+                   mismatch(["4C", "KD"], [{"4C": 0.95}, {"KD": 0.6}], side="Cy"))
+    r = ref.rulings()[-1]
+    assert (r["player"], r["cards"], r["verdict"]) == ("Cy", ["KD"], "legal")
+
+
+def test_a_mismatch_voided_or_told_as_a_missed_play_is_no_guess():
+    ref, _ = table(play("5D", side="Ann"), mismatch(["9D", "9S"], side="Bob"), play("10C", side="Cy"))
+    assert [r["cards"] for r in ref.rulings()] == [["5D"], ["9D", "9S"], ["10C"]]
+    ref.apply({"type": "void", "event": 3})  # nothing was played there
+    assert [r["cards"] for r in ref.rulings()] == [["5D"], ["10C"]]
+    ref2, _ = table(play("5D", side="Ann"), mismatch(["9D", "9S"], side="Bob"), play("10C", side="Cy"))
+    ref2.apply({"type": "missed", "event": 3, "cards": ["9H"]})
+    assert [r["cards"] for r in ref2.rulings()] == [["5D"], ["9H"], ["10C"]]
+    assert all("assumed" not in r for r in ref2.rulings())
+    # cards that left the pot are no play, nor is a mismatch with nothing read
+    ref3, _ = table(play("5D", side="Ann"), mismatch(["5D"], gone=True), mismatch([]))
+    assert len(ref3.rulings()) == 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["2H", "4C", "5S", "7D", "9D", "9S", "JH", "QC", "AS", "JK"]),
+                          st.floats(0.05, 1.0)), min_size=1, max_size=4, unique_by=lambda x: x[0]),
+       st.sampled_from(["5D", "9C", "KH", "8S"]))
+def test_a_mismatchs_guess_is_one_rank_read_there_allowed_where_any_is(reads, top):
+    cards = [c for c, _ in reads]
+    ref, _ = table(play(top, side="Ann"), mismatch(cards, [{c: p} for c, p in reads], side="Bob"))
+    r = next((r for r in ref.rulings() if r["event"] == 3), None)
+    assert r is not None and r["assumed"]["cards_key"] == "cards:3"
+    rank = lambda c: c[:-1] if c != "JK" else c  # noqa: E731
+    assert len({rank(c) for c in r["cards"]}) == 1 and set(r["cards"]) <= set(cards)
+    assert r["cards"] == [c for c in cards if rank(c) == rank(r["cards"][0])]  # the rank's whole group
+    if r["verdict"] != "legal":  # only where no rank read there fits the pot
+        again = TableReferee()
+        again.apply({"type": "setup", "players": PLAYERS, "dealer": "Cy", "preset": "fr"})
+        again.apply(play(top, side="Ann"))
+        assert not any(rank(c) in again.view()["fits"] for c in cards)
+    assert ref.view()["assumptions"][0]["kind"] == "cards"
+
+
+# -- a desync goes on under the claim / what the camera saw -----------------------------------
+def test_a_player_out_the_counts_disagree_with_is_out_assumed_until_confirmed_or_voided():
+    ref, outs = table(play("5H", side="Ann"), {"type": "player_out", "player": "Bob"})
+    p = [o for o in outs[-1] if o["kind"] == "prompt"][0]
+    assert p["prompt"] == "desync" and p["assumed"] == "Bob"
+    v = ref.view()
+    assert v["players"][1]["out"] and v["turn"] == "Cy"
+    assert [(c["prompt"], c["assumed"]) for c in v["prompts"]] == [("desync", "Bob")]  # its check
+    ref.apply(play("6H", side="Cy"))  # the game goes on, waiting on nobody
+    v = ref.view()
+    assert v["question"] is None and v["turn"] == "Ann"
+    a = v["assumptions"][0]
+    assert a["kind"] == "out" and a["text"].startswith("Is Bob out? Said so, but the counts say")
+    assert [o["label"] for o in a["offers"]] == ["yes, out", "no, still in"]
+    ref.apply(a["offers"][1]["send"])  # no: the claim voided, Bob still in
+    assert not ref.view()["players"][1]["out"] and ref.view()["prompts"] == []
+    ref2, _ = table(play("5H", side="Ann"), {"type": "player_out", "player": "Bob"})
+    ref2.apply({"type": "confirm", "event": 3})
+    assert ref2.view()["players"][1]["out"] and ref2.view()["assumptions"] == []
+
+
+def test_a_play_beyond_the_counts_stands_as_seen_until_counted():
+    ref, outs = table({"type": "counts", "stock": 0},
+                      {"type": "counts", "player": "Ann", "hand": 1}, play("5H", "5S", side="Ann"))
+    p = [o for o in outs[-1] if o["kind"] == "prompt"][0]
+    assert p["prompt"] == "desync" and p["assumed"] == "Ann"
+    assert ref.rulings()[-1]["verdict"] == "legal" and ref.view()["prompts"] == []
+    assert [a["kind"] for a in ref.view()["assumptions"]] == ["counts"]
+    assert ref.view()["question"] is None  # nothing to tap: it waits for a count
+    ref.apply({"type": "counts", "player": "Ann", "hand": 0, "face_up": 3, "face_down": 3})
+    assert ref.view()["assumptions"] == []
+
+
+# -- a pick-up the next play contradicts is re-ruled, any pick-up -----------------------------
+def test_a_plain_pick_up_the_next_play_contradicts_is_re_ruled():
+    # Bob, in turn, is assumed to take the pot nobody saw go; the next play comes from Ann's
+    # side, no Turbo: Cy took it (the turn went Cy, then Ann)
+    ref, outs = table(play("9D", side="Ann"), CLEAR)
+    assert [o["player"] for o in outs[-1] if o["kind"] == "pickup"] == ["Bob"]
+    assert ref.view()["question"] is None and not ref.view()["turn_assumed"]  # the rules' own answer
+    out = ref.apply(play("5H", side="Ann"))
+    assert [o["player"] for o in out if o["kind"] == "pickup" and o.get("revised")] == ["Cy"]
+    v = ref.view()
+    assert [p["hand"] for p in v["players"]] == [3, 3, 3 + 1]
+    assert who(ref) == ["Ann", "Ann"] and not ref.rulings()[-1].get("turbo")
+    assert v["turn"] == "Bob" and v["assumptions"][0]["status"] == "changed"
+    assert TableReferee.replay(ref.log).rulings() == ref.rulings()
+    # the next play from the side the rules expected settles nothing to ask
+    ref2, _ = table(play("9D", side="Ann"), CLEAR, play("5H", side="Cy"))
+    assert who(ref2) == ["Ann", "Cy"] and [p["hand"] for p in ref2.view()["players"]] == [3, 4, 3]
+    assert ref2.view()["questions"] == []
