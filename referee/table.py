@@ -1020,12 +1020,11 @@ class TableReferee:
             self._assume(g, "counts", seq, seat.name, "camera", [seat.name],
                          f"{n} card(s) at #{seq}", quiet=True,
                          detail=f"The counts say they had only {n - left} there.")
-            out.append({"kind": "prompt", "prompt": "desync", "event": seq, "player": seat.name,
-                        "assumed": seat.name,
-                        "text": f"{seat.name} played {n} card(s) at event {seq} but the counts say "
-                                f"they had only {n - left} there; the play stands as the camera saw "
-                                f"it (assumed) until someone confirms event {seq} or counts their cards "
-                                f"and sends counts"})
+            out.append(self._prompt(g, seq, "desync",
+                                    f"{seat.name} played {n} card(s) at event {seq} but the counts say "
+                                    f"they had only {n - left} there; the play stands as the camera saw "
+                                    f"it (assumed): confirm event {seq}, or count their cards and send counts",
+                                    player=seat.name, assumed=seat.name))
 
     def _draw(self, g: Game, seat: Seat) -> None:
         """Draw back to the layer size while the stock lasts (a strict pick-up skips one

@@ -301,11 +301,13 @@ def test_a_play_beyond_the_counts_stands_as_seen_until_counted():
                       {"type": "counts", "player": "Ann", "hand": 1}, play("5H", "5S", side="Ann"))
     p = [o for o in outs[-1] if o["kind"] == "prompt"][0]
     assert p["prompt"] == "desync" and p["assumed"] == "Ann"
-    assert ref.rulings()[-1]["verdict"] == "legal" and ref.view()["prompts"] == []
+    assert ref.rulings()[-1]["verdict"] == "legal"
+    # the operator's list keeps its check (Confirm, or a count); no spectator is asked
+    assert [(q["prompt"], q["assumed"]) for q in ref.view()["prompts"]] == [("desync", "Ann")]
     assert [a["kind"] for a in ref.view()["assumptions"]] == ["counts"]
-    assert ref.view()["question"] is None  # nothing to tap: it waits for a count
+    assert ref.view()["question"] is None  # nothing waits on it
     ref.apply({"type": "counts", "player": "Ann", "hand": 0, "face_up": 3, "face_down": 3})
-    assert ref.view()["assumptions"] == []
+    assert ref.view()["assumptions"] == [] and ref.view()["prompts"] == []
 
 
 # -- a pick-up the next play contradicts is re-ruled, any pick-up -----------------------------
