@@ -1373,3 +1373,50 @@ def test_the_watcher_reads_as_a_design_small_parts_no_benchmark_names():
                 assert size <= 60, f"{path.name}: {node.name} is {size} lines"
         named = re.findall(r"bench-\d{4}|\bat \d+(?:\.\d+)? s\b", text)
         assert not named, f"{path.name} names benchmark cases: {named}"
+
+
+@pytest.mark.parametrize("fitting, legal_choice, expect", [
+    ({"2", "3", "9", "10", "J", "Q", "K", "A"}, True, ["QH"]),  # on a 9 an 8 may not go: the Q is the play
+    ({"2", "3", "9", "10", "J", "Q", "K", "A"}, False, None),  # turned off: a mismatch, as ever
+    ({"2", "3", "8", "9", "10", "J", "Q", "K", "A"}, True, None),  # both allowed: the rules cannot tell
+    (None, True, None),  # legality unknown (no game): a mismatch
+])
+def test_two_ranks_read_alike_are_told_apart_by_the_rules_and_asked_about(fitting, legal_choice, expect):
+    """Two cards of two ranks land read equally surely: the image cannot tell the play from a
+    stray. When the table allows one of the two ranks only, that rank is the play, asked about
+    with the other named; else (both allowed, legality unknown, turned off) a mismatch."""
+    s = Scene()
+    s.still(10)
+    s.play(["9C"], (130, 100))
+    s.still(15)
+    s.reach((150, 110))
+    s.cards += [("8S", (115, 95)), ("QH", (150, 105))]
+    s.leave((150, 110))
+    s.still(15)
+    priors = Priors(fitting=None if fitting is None else frozenset(fitting), on_pot=frozenset({"9C"}))
+    w = PotWatcher(WatcherConfig(legal_choice=legal_choice), priors_fn=lambda: priors)
+    _, events = run(s, w)
+    assert [e.type for e in events[:1]] == ["cards_played"] and events[0].cards == ["9C"]
+    last = events[1]
+    if expect is None:
+        assert last.type == "mismatch" and sorted(last.cards) == ["8S", "QH"]
+    else:
+        assert last.type == "cards_played" and last.cards == expect and last.low_conf
+        assert "8S" in last.detail and "please check" in last.detail
+        assert "8S" in w.stray_seen and "8S" not in w.pot_seen  # a sure read of it later is a new card
+
+
+def test_the_rules_choose_only_among_readings_too_close_to_tell_apart():
+    """`legal_play` weighs only the hypotheses the image cannot separate: an allowed rank read
+    far less surely than a disallowed one is no play (the image says otherwise), and the one
+    allowed close hypothesis wins even when it scored a little lower."""
+    from vision.pot.plays import legal_play
+
+    box = lambda x: (x, 0.0, x + 10.0, 14.0)  # noqa: E731
+    eight, queen, four = Observation("8S", 0.9, box(0)), Observation("QH", 0.8, box(20)), Observation("4D", 0.2, box(40))
+    on_nine = Priors(fitting=frozenset({"9", "10", "J", "Q", "K", "A"}))
+    assert _sure_play([eight, queen], 0.75) == ([], [eight, queen])
+    assert legal_play([eight, queen], 0.75, on_nine) == ([queen], [eight])
+    assert legal_play([eight, queen, four], 0.75, on_nine) == ([queen], [eight, four])
+    assert legal_play([eight, four], 0.75, Priors(fitting=frozenset({"4"}))) == ([], [])
+    assert legal_play([eight, queen], 0.75, Priors()) == ([], [])

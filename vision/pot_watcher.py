@@ -353,23 +353,27 @@ class PotWatcher:
         new_obs, unchanged = plays.changed(new_obs, lambda box: self._box_change(box, image), cfg.unchanged_share)
         new_obs, other = plays.one_card_two_corners(new_obs, cfg.faint_ratio)
         self.pot.strays.update(other)  # new later only if read surely
-        play, strays = plays.sure_play(new_obs, cfg.stray_ratio, self._priors().impossible)
+        priors = self._priors()
+        play, strays = plays.sure_play(new_obs, cfg.stray_ratio, priors.impossible)
+        rivals: list[Observation] = []
+        if not play and cfg.legal_choice:  # too close to choose by the image: by the rules?
+            play, rivals = plays.legal_play(new_obs, cfg.stray_ratio, priors)
         if play:
-            return self._played(play, strays, unchanged, image, t, index)
+            return self._played(play, strays, unchanged, image, t, index, rivals)
         self.pot.strays.update(o.card for o in unchanged)
         self.pot.seen.update(o.card for o in new_obs)
         self.pot.top = [o.card for o in new_obs]
         return events.several_ranks((t, self._t_still, index), new_obs)
 
     def _played(self, play: list[Observation], strays: list[Observation], unchanged: list[Observation],
-                image: np.ndarray, t: float, index: int) -> WatchEvent:
+                image: np.ndarray, t: float, index: int, rivals: list[Observation]) -> WatchEvent:
         """A play: its lower cards looked for, every question about it asked (`pot.asking`)."""
         look = self._look(image)
         lower = asking.lower_cards(play, look)
         play = play + lower
         cards = [o.card for o in play]
-        asked = asking.ask_about_play(play, strays, lower, look)
-        self.pot.strays.update(o.card for o in strays + unchanged)  # new next time only if read surely
+        asked = asking.ask_about_play(play, strays, lower, look, rivals)
+        self.pot.strays.update(o.card for o in strays + unchanged + rivals)  # new next time only if read surely
         ev = WatchEvent("cards_played", t, self._t_still, index, cards, [o.conf for o in play],
                         any(o.low_conf for o in play) or asked.flagged, asked.detail,
                         alternatives=[o.votes for o in play], maybe_more=asked.more, maybe_less=asked.less,

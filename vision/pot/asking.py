@@ -138,9 +138,14 @@ class Asked:
 
 
 def ask_about_play(play: list[Observation], strays: list[Observation], lower: list[Observation],
-                   look: Look) -> Asked:
-    """Every question about a play just told from its strays (`play` holds `lower` already)."""
+                   look: Look, rivals: Sequence[Observation] = ()) -> Asked:
+    """Every question about a play just told from its strays (`play` holds `lower` already);
+    `rivals`: cards of another rank read about as surely, which the table does not allow now
+    (`plays.legal_play` chose the play over them)."""
     cfg, cards, asked = look.cfg, [o.card for o in play], Asked()
+    if rivals:
+        asked.lines.append(f"also read about as surely: {' '.join(o.card for o in rivals)}, which may not "
+                           f"go on the pot now; please check")
     # a stray where nothing changed is an old card read otherwise, no doubt about the play; beside
     # a play read surely, a stray is a card under it misread, no doubt about the play either
     sure = min(o.conf for o in play) >= cfg.doubt_conf
@@ -163,7 +168,7 @@ def ask_about_play(play: list[Observation], strays: list[Observation], lower: li
     asked.more = maybe_more(play, look)
     if asked.more:  # a play read short is the commonest silent error: ask
         asked.lines.append(f"{' '.join(asked.more)} also half seen (one card more under it?); please check")
-    asked.flagged = bool(doubts or lower or twins or too_many or asked.more)
+    asked.flagged = bool(rivals or doubts or lower or twins or too_many or asked.more)
     return asked
 
 

@@ -51,6 +51,8 @@ class WatcherConfig:
                                     # (`plays.one_card_two_corners`; 0: only when no other rank is new)
     stray_ratio: float = 0.75       # the runner-up rank read at most this much as surely as the
                                     # best: the best rank is the play, the rest strays (`plays.sure_play`)
+    legal_choice: bool = True       # closer than that: the one close rank the table allows now is
+                                    # the play, asked about (`plays.legal_play`; off: a mismatch)
     # -- 3. asking: what makes a play "please check" (`asking`)
     doubt_conf: float = 0.8         # a stray where the pot changed is asked about only beside a
                                     # play card read less surely than this (1.0: always)

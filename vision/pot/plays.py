@@ -7,8 +7,10 @@ corners read with two suits. The steps, in the order the watcher runs them:
 2. `one_card_two_corners`: two new cards of one rank lying as one card's corners are one card.
 3. `sure_play`: each rank among the new cards is a hypothesis ("this rank is the play, the rest
    strays"), scored by its surest card times the referee's prior; the best stands when the
-   runner-up scores at most `stray_ratio` of it, else the two are too close and masta asks
-   (a mismatch naming every new card).
+   runner-up scores at most `stray_ratio` of it.
+4. `legal_play`: else, of the hypotheses too close to choose, the only one the table allows
+   now is the play, asked about; with none or several allowed, masta asks with a mismatch
+   naming every new card.
 """
 from __future__ import annotations
 
@@ -147,6 +149,24 @@ def sure_play(new_obs: list[Observation], ratio: float,
     if runner_up <= ratio * best.score:
         return best.cards, best.strays
     return [], list(new_obs)
+
+
+def legal_play(new_obs: list[Observation], ratio: float,
+               priors: Priors) -> tuple[list[Observation], list[Observation]]:
+    """(the play, its rivals) when the play hypotheses are too close to choose by the image
+    (`sure_play` gave none): of the close ones (scoring over `ratio` times the best, the best
+    included), the only one whose rank the table allows now (`Priors.fitting`, the referee's
+    legal ranks). Players play legal cards: between two readings the image cannot tell apart,
+    the one the rules allow is the likelier, and still asked about, the rival named. ([], [])
+    when legality is unknown, or none or several of the close ones are allowed."""
+    hyps = hypotheses(new_obs, Priors(priors.impossible))
+    if priors.fitting is None or len(hyps) < 2:
+        return [], []
+    best = max(hyps, key=lambda h: h.score)
+    legal = [h for h in hyps if (h is best or h.score > ratio * best.score) and h.rank in priors.fitting]
+    if len(legal) != 1:
+        return [], []
+    return legal[0].cards, legal[0].strays
 
 
 def inside_play(box, card: str, play: Sequence[Observation]) -> bool:
