@@ -412,10 +412,8 @@ class PotWatcher:
                               f"recorded without them: free some disk space")
 
     def _note_indices(self, obs: list[Observation]) -> None:
-        """Keep the index boxes the settled cards were read from: where each was read (a turned
-        twin's), and their areas, the unit of `_unread` and `_pot_left` (a card's box spans
-        every index of it read, often a whole card's; a detector that gives no index boxes:
-        the cards' boxes)."""
+        """Keep the index boxes the settled cards were read from (a turned twin lies there) and
+        their areas, the unit of `_unread` and `_pot_left` (no index boxes given: the cards')."""
         cards = {o.card for o in obs}
         indices = [d for d in getattr(self._last_read, "indices", ()) if d.card in cards]
         self.pot.read_from(indices)
@@ -487,8 +485,7 @@ class PotWatcher:
 
     def _unread_taken(self, image: np.ndarray) -> bool:
         """Were the cards that landed unread since the last clear, the pot's only cards, taken
-        away: does the zone look as it did bare again? Read as nothing before and after, such a
-        pot's pick-up is a clear the referee must hear of."""
+        away (the zone bare again)? Such a pot's pick-up is a clear the referee must hear of."""
         bare, cfg = self._bare, self.cfg
         return self.pot.unread and cfg.unread_change > 0 and bare is not None \
             and bare.shape == image.shape and self._zone_change(image, bare) < cfg.unread_change
@@ -496,9 +493,8 @@ class PotWatcher:
     # -- the camera out and back -------------------------------------------------------------
     def _outage_event(self, obs: list[Observation], new_obs: list[Observation], prev_c: Counter,
                       cur: Counter, t: float, index: int) -> WatchEvent | None:
-        """The first settled scene after the camera came back is the new baseline: what
-        changed while it was out was not seen being played, so it is a mismatch for the
-        operator (who may have entered it by hand), never merged into the next play."""
+        """The first settled scene after the camera came back: what changed while it was out was
+        not seen being played, a mismatch for the operator, never merged into the next play."""
         at = (t, self._t_still, index)
         if not obs:
             if not (prev_c or self.pot.seen):
