@@ -85,7 +85,7 @@ class CardReads(list):
     """`detect()`'s cards (a list of `Detection`), with the frame's every index read kept
     apart (`indices`: one `Detection` per index box, however unsure), for a caller that looks
     for what the cards leave out: a fanned pair's lower index, read too faintly to be a card,
-    still says "one card more" (`pot_watcher.PotWatcher._maybe_more`)."""
+    still says "one card more" (`vision.pot.asking.maybe_more`)."""
 
     def __init__(self, cards: list[Detection], hits: list[IndexHit] = (),
                  reader: Callable[[np.ndarray], list[np.ndarray]] | None = None):
@@ -96,7 +96,7 @@ class CardReads(list):
     def read_at(self, boxes) -> list[dict[str, float]]:
         """The classifier's reads (card -> probability, 0.05 or more) of more boxes of the same
         frame, where the detector found no index: a fanned card's half-hidden index that the
-        watcher expects beside a played card's (`PotWatcher._lower_cards`). An empty read per
+        watcher expects beside a played card's (`vision.pot.asking.lower_cards`). An empty read per
         box when this read cannot look again (made without its frame)."""
         boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
         if self._reader is None or not len(boxes):
