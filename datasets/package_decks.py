@@ -63,8 +63,9 @@ def _kde(name: str, licence: str = "GPL-2+", **kw) -> Design:
 #: every design decks.md lists for training, and nothing else
 PACKAGE_DESIGNS: dict[str, Design] = {d.name: d for d in (
     *(_gnome(n) for n in ("anglo", "anglo_bitmap", "anglo_modern", "anglo_modern_4_color", "gnomangelo",
-                          "gnomangelo_bitmap", "dondorf", "neoclassical", "neoclassical_4_color", "plastic",
+                          "gnomangelo_bitmap", "neoclassical", "neoclassical_4_color", "plastic",
                           "orell", "ornamental", "simplistic", "tango", "tango_nuevo")),
+    _gnome("dondorf", four_corners=True),
     Design("bonded", "aisleriot", "bonded.svgz", "en", "GPL", "aisleriot (Debian), /usr/share/doc/aisleriot/copyright",
            four_corners=True),
     *(_gnome(n, "de") for n in ("berlin", "lattmann", "rheinland")),

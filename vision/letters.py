@@ -23,6 +23,7 @@ import numpy as np
 
 from referee.cards import RANKS, SUITS
 from vision.classifier import CLASSES, NONE_ID
+from vision.letters_option import LETTER_NAMES
 
 #: glyphs printed on lettered courts and aces that A K Q J do not cover
 GLYPHS = ("R", "D", "V", "H", "B", "1")
@@ -37,6 +38,7 @@ LETTER_SETS: dict[str, dict[str, str]] = {
     "de": {"K": "K", "D": "Q", "B": "J", "A": "A"},
 }
 DEFAULT_LETTERS = "en"
+assert tuple(LETTER_SETS) == LETTER_NAMES
 #: what each face's `letters` (datasets.faces.COURT_GLYPHS) prints for J, Q, K, A
 PRINTED = {"en": {"J": "J", "Q": "Q", "K": "K", "A": "A"}, "fr": {"J": "V", "Q": "D", "K": "R", "A": "A"},
            "fr1": {"J": "V", "Q": "D", "K": "R", "A": "1"},
