@@ -45,6 +45,8 @@ class Design:
     licence: str = ""
     credit: str = ""
     four_corners: bool = False
+    #: why the design is listed but not rendered (empty: rendered)
+    skip: str = ""
     #: where the top-left index lies, fractions of the face (x0, y0, x1, y1)
     window: tuple[float, float, float, float] = (0.0, 0.0, 0.22, 0.27)
 
@@ -64,7 +66,8 @@ def _kde(name: str, licence: str = "GPL-2+", **kw) -> Design:
 PACKAGE_DESIGNS: dict[str, Design] = {d.name: d for d in (
     *(_gnome(n) for n in ("anglo", "anglo_bitmap", "anglo_modern", "anglo_modern_4_color", "gnomangelo",
                           "gnomangelo_bitmap", "neoclassical", "neoclassical_4_color", "plastic",
-                          "orell", "ornamental", "simplistic", "tango", "tango_nuevo")),
+                          "orell", "ornamental", "simplistic", "tango")),
+    _gnome("tango_nuevo", skip="its rank and suit lie in opposite top corners: no rank-and-suit index to read"),
     _gnome("dondorf", four_corners=True),
     Design("bonded", "aisleriot", "bonded.svgz", "en", "GPL", "aisleriot (Debian), /usr/share/doc/aisleriot/copyright",
            four_corners=True),
@@ -73,11 +76,11 @@ PACKAGE_DESIGNS: dict[str, Design] = {d.name: d for d in (
                         "svg-jolly-royal", "svg-dondorf")),
     _kde("svg-penguins", "GPL-3+"),
     Design("pokerth-default", "pokerth", "default", "en", "GFDL-1.2+ or public domain",
-           "pokerth-data (Debian), /usr/share/doc/pokerth-data/copyright"),
+           "pokerth-data (Debian), /usr/share/doc/pokerth-data/copyright", window=(0.0, 0.0, 0.28, 0.3)),
     Design("pokerth-default4c", "pokerth", "default4c", "en", "GFDL-1.2+ or public domain",
-           "pokerth-data (Debian), /usr/share/doc/pokerth-data/copyright"),
+           "pokerth-data (Debian), /usr/share/doc/pokerth-data/copyright", window=(0.0, 0.0, 0.28, 0.3)),
     Design("kenney", "kenney", "resources/assets/images/cards", "en", "CC0",
-           "Kenney's playing cards, shipped in the arcade wheel (PyPI)"),
+           "Kenney's playing cards, shipped in the arcade wheel (PyPI)", window=(0.0, 0.0, 0.2, 0.33)),
 )}
 PREFIX = "pkg-"
 PACKAGE_STYLES = tuple(PREFIX + n for n in PACKAGE_DESIGNS)
@@ -109,6 +112,8 @@ def _svgz(design: Design) -> Path | None:
 def design_available(name: str) -> bool:
     """Whether the package holding design `name` is installed here."""
     d = PACKAGE_DESIGNS[name]
+    if d.skip:
+        return False
     if d.kind in ("aisleriot", "kde"):
         p = _svgz(d)
         return p is not None and p.exists() and shutil.which("rsvg-convert") is not None
@@ -229,6 +234,9 @@ def render_design(name: str, height: int) -> dict[str, np.ndarray]:
     if name not in PACKAGE_DESIGNS:
         raise ValueError(f"{name!r} is not a design listed for training: use one of {', '.join(PACKAGE_DESIGNS)}")
     d = PACKAGE_DESIGNS[name]
+    if d.skip:
+        _warn(f"design {name!r} left out: {d.skip}")
+        return {}
     if not design_available(name):
         _warn(f"design {name!r} is not installed here (make train-decks installs it): skipped")
         return {}
@@ -249,10 +257,12 @@ def load_package_faces(style: str) -> dict:
     faces = {}
     for card, img in render_design(d.name, FACE_HEIGHT).items():
         h, w = img.shape[:2]
-        idx = _find_index(img, d.window)
-        if idx is None:  # an index touching the card's outline: look inside the outline
-            x0, y0, x1, y1 = d.window
-            idx = _find_index(img, (x0 + 0.035, y0 + 0.025, x1, y1))
+        # the index is looked for with the card's outline painted white: a dark outline would
+        # be taken for the paper's colour (and nothing for ink), or join the index
+        clean = img.copy()
+        edge = max(2, int(round(0.03 * w)))
+        clean[:edge], clean[-edge:], clean[:, :edge], clean[:, -edge:] = 255, 255, 255, 255
+        idx = _find_index(clean, d.window)
         if idx is None or (idx[2] - idx[0]) < 3 or (idx[3] - idx[1]) < 6:
             _warn(f"{style} {card}: no corner index found: skipped")
             continue
