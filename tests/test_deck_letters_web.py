@@ -47,7 +47,12 @@ def glyph_models(tmp_path_factory):
 
     torch.manual_seed(0)
     folder = tmp_path_factory.mktemp("glyph-models")
-    torch.save({"model": build_model(len(MODEL_CLASSES)).state_dict()}, folder / "cls.pt")
+    net = build_model(len(MODEL_CLASSES))
+    for m in net.modules():  # distinct norms: an untrained net's identical ones export as shared tensors
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.running_mean.uniform_(-0.1, 0.1)
+            m.bias.data.uniform_(-0.1, 0.1)
+    torch.save({"model": net.state_dict()}, folder / "cls.pt")
     export(folder / "cls.pt", folder / "card_index_classifier.onnx")
     shutil.copyfile(DETECTOR, folder / DETECTOR.name)
     return folder / DETECTOR.name

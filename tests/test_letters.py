@@ -124,7 +124,12 @@ def glyph_onnx(tmp_path_factory):
 
     torch.manual_seed(0)
     folder = tmp_path_factory.mktemp("glyph")
-    torch.save({"model": build_model(len(MODEL_CLASSES)).state_dict()}, folder / "cls.pt")
+    net = build_model(len(MODEL_CLASSES))
+    for m in net.modules():  # distinct norms: an untrained net's identical ones export as shared tensors
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.running_mean.uniform_(-0.1, 0.1)
+            m.bias.data.uniform_(-0.1, 0.1)
+    torch.save({"model": net.state_dict()}, folder / "cls.pt")
     return export(folder / "cls.pt", folder / "card_index_classifier.onnx")
 
 
@@ -158,3 +163,14 @@ def test_the_shipped_classifier_refuses_dutch_letters_with_a_reason():
         pytest.skip("the shipped classifier has glyph classes")
     with pytest.raises(ValueError, match="nl"):
         clf.letters = "nl"
+
+
+def test_a_taught_decks_rank_reader_starts_from_the_card_classes_of_a_glyph_classifier(glyph_onnx):
+    """learn-deck --tune works whatever the letters: the taught cards teach their own glyphs."""
+    from vision.deck_tune import Ranker, tune
+
+    crops = np.random.default_rng(1).integers(0, 255, (8, 80, 80, 3), dtype=np.uint8)
+    slots = np.arange(8) % 13
+    ranker = Ranker(tune(crops, slots, glyph_onnx, steps=2))
+    r = ranker.ranks([c[8:72, 8:72] for c in crops])
+    assert r.shape == (8, 14) and np.allclose(r.sum(1), 1.0, atol=1e-5)

@@ -189,3 +189,16 @@ def widen_state(state: dict, classes: int) -> dict:
     out[key] = torch.cat([w, w[src].clone()])
     out[bkey] = torch.cat([b, b[src].clone()])
     return out
+
+
+def card_head(state: dict) -> dict:
+    """A classifier's state dict with only the 54 card classes' outputs: a taught deck's own rank
+    reader (`vision.deck_tune`) learns the deck's printed glyphs as its ranks from the taught
+    cards themselves, whatever the letters, so the glyph classes are left out."""
+    key = [k for k in state if k.endswith(".weight") and state[k].ndim == 2][-1]
+    bkey = key[:-len("weight")] + "bias"
+    if state[key].shape[0] == len(CLASSES):
+        return state
+    out = dict(state)
+    out[key], out[bkey] = state[key][:len(CLASSES)].clone(), state[bkey][:len(CLASSES)].clone()
+    return out

@@ -69,6 +69,26 @@ def synth_glyph_crops(folder: Path, split: str, seed: int, neg_per_image: int = 
     return np.stack(xs), np.array(ys, np.int64)
 
 
+def face_crops(styles: list[str], val_every: int = 10) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each index of each face of `styles`, cut flat from the face (80 px, labelled by the glyph
+    printed): cheap crops of every design and letter set, which training's augmentation turns,
+    blurs and shrinks; every `val_every`-th card validates."""
+    from datasets.faces import load_faces
+    from vision.classifier import crop_index
+    from vision.train import CROP_MARGIN_STORE
+
+    xs, ys, xv, yv = [], [], [], []
+    for style in styles:
+        for k, (card, f) in enumerate(sorted(load_faces(style).items())):
+            for box in f.indices:
+                to_x, to_y = (xv, yv) if k % val_every == val_every - 1 else (xs, ys)
+                to_x.append(crop_index(f.image, box, size=80, margin=CROP_MARGIN_STORE))
+                to_y.append(training_label(card, f.letters))
+    def arr(x, y):
+        return (np.stack(x), np.array(y, np.int64)) if x else (np.zeros((0, 80, 80, 3), np.uint8), np.zeros(0, np.int64))
+    return (*arr(xs, ys), *arr(xv, yv))
+
+
 def prepare(work: Path, styles: list[str], video_styles: list[str], synth_count: int, video_count: int,
             video_size: tuple[int, int] = (1280, 720), video_actions: int = 40, workers: int = 2,
             seed: int = 54, log=print) -> None:
@@ -147,6 +167,9 @@ def main(argv: list[str] | None = None) -> int:
     pr.add_argument("--video-actions", type=int, default=40)
     pr.add_argument("--workers", type=int, default=2)
     pr.add_argument("--seed", type=int, default=54)
+    fc = sub.add_parser("faces", help="crops-faces.npz: every index of every face of the styles, cut flat")
+    fc.add_argument("--work", type=Path, required=True)
+    fc.add_argument("--styles", required=True, help="comma list of training styles")
     tr = sub.add_parser("train", help="vision.train_mix's trainer with the glyph classes")
     tr.add_argument("--work", type=Path, required=True)
     tr.add_argument("--out", type=Path, required=True)
@@ -168,6 +191,16 @@ def main(argv: list[str] | None = None) -> int:
         say(f"{len(styles)} styles, videos in {', '.join(vstyles[:a.video_count])}")
         prepare(a.work, styles, vstyles, a.synth_count, a.video_count, video_actions=a.video_actions,
                 workers=a.workers, seed=a.seed, log=say)
+    elif a.verb == "faces":
+        from datasets.faces import HELD_OUT_STYLES
+        styles = [s for s in a.styles.split(",") if s]
+        bad = [s for s in styles if s in HELD_OUT_STYLES or s.startswith("lettered-test-")]
+        if bad:
+            raise ValueError(f"{bad} are kept to measure unseen decks: never train on them")
+        x, y, xv, yv = face_crops(styles)
+        a.work.mkdir(parents=True, exist_ok=True)
+        np.savez(a.work / "crops-faces.npz", x=x, y=y, xv=xv, yv=yv)
+        say(f"face crops {len(x)} + {len(xv)} val, {int((y >= 54).sum())} glyph-class")
     elif a.verb == "train":
         from vision.train_mix import load_sources, train_mix
 
