@@ -80,13 +80,21 @@ def face_styles(include_held_out: bool = True) -> list[str]:
     if (SHARED_DATA / "faces" / "photo-deck").is_dir() or "photo-deck" in cached:
         styles.append("photo-deck")
     styles += list(DRAWN_STYLES)
-    from datasets.package_decks import available_styles
-    styles += [s for s in available_styles() if s not in styles]
-    styles += [s for s in cached if s.startswith("pkg-") and s not in styles]
-    styles += list(LETTERED_STYLES)
     if not include_held_out:
         styles = [s for s in styles if s not in HELD_OUT_STYLES]
     return styles
+
+
+def extra_styles() -> list[str]:
+    """Training styles named explicitly, never among the defaults: the packaged designs present
+    here (installed or cached) and the lettered drawn decks. Lettered courts train glyph classes
+    (`vision.train_letters`); the default 54-class recipe would learn a Dutch V as a queen and a
+    French one as a jack, and a packaged SVG deck takes seconds to minutes to render."""
+    from datasets.package_decks import available_styles
+
+    styles = available_styles()
+    styles += [s for s in _cached_styles() if s.startswith("pkg-") and s not in styles]
+    return styles + list(LETTERED_STYLES)
 
 
 def training_styles() -> list[str]:

@@ -67,6 +67,10 @@ def test_lettered_decks_print_their_letters(style):
 
 
 def test_test_lettered_decks_are_never_training_styles():
-    styles = face_styles(include_held_out=False)
+    from vision.train_letters import default_styles
+
+    styles = default_styles()
     assert not set(LETTERED_TEST_STYLES) & set(styles)
     assert set(LETTERED_STYLES) <= set(styles)
+    # the default 54-class recipe never sees lettered or packaged decks
+    assert not [s for s in face_styles() if s.startswith(("lettered-", "pkg-"))]

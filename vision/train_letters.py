@@ -34,9 +34,9 @@ def face_letters(style: str) -> str:
 def default_styles() -> list[str]:
     """Every training style here: the committed recipe's, the packaged designs, the lettered
     drawn decks (never a held-out or test style)."""
-    from datasets.faces import HELD_OUT_STYLES, face_styles
+    from datasets.faces import extra_styles, training_styles
 
-    return [s for s in face_styles(include_held_out=False) if s not in HELD_OUT_STYLES]
+    return training_styles() + extra_styles()
 
 
 def synth_glyph_crops(folder: Path, split: str, seed: int, neg_per_image: int = 2) -> tuple[np.ndarray, np.ndarray]:
