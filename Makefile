@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.masta-installed
 
-.PHONY: demo test install system-packages train-fonts clean
+.PHONY: demo test install system-packages train-fonts train-decks clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -38,6 +38,16 @@ TRAIN_FONTS := fonts-dejavu-core fonts-dejavu-extra fonts-liberation fonts-freef
 	fonts-open-sans fonts-cantarell fonts-lato fonts-comic-neue
 train-fonts:
 	$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(TRAIN_FONTS) >/dev/null
+
+# The deck designs `../shared/data/decks.md` lists for training (datasets/package_decks.py renders
+# only those, at training time; nothing rendered is committed): Debian's card packages, rsvg-convert
+# to render their SVGs, and arcade's wheel for Kenney's cards (downloaded, not installed: its images
+# are read from the wheel). texlive-games is not installed (about 40 MB and the TeX base packages for
+# one font): `apt-get download texlive-games` and `dpkg-deb -x` give the NKD04 font alone.
+TRAIN_DECKS := gnome-cards-data aisleriot kdegames-card-data-kf5 pokerth-data librsvg2-bin
+train-decks:
+	$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(TRAIN_DECKS) >/dev/null
+	mkdir -p runs/wheels && $(PIP) download -q --no-deps -d runs/wheels arcade
 
 demo: install
 	$(VENV)/bin/masta demo

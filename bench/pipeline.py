@@ -186,7 +186,7 @@ def detector_for(kind: str, paths: dict[str, Path], args, faces: str = "") -> tu
     elif args.learn:  # taught by what a person answers, from nothing
         from vision.deck_memory import DeckMemory
         deck = DeckMemory.empty(faces)
-    return CardDetector(str(model), use_face=not args.no_face, deck=deck, **settings), None
+    return CardDetector(str(model), use_face=not args.no_face, deck=deck, letters=args.deck_letters, **settings), None
 
 
 class Answerer:
@@ -486,6 +486,9 @@ def main() -> int:
                     "from the truth (corrects, names, voids); the camera's own reads are still what is scored")
     ap.add_argument("--learn", action="store_true", help="with --answer: each answer also teaches the deck "
                     "memory the play's index crops as the rank the person said")
+    ap.add_argument("--deck-letters", choices=("en", "fr", "nl", "de"), default="en",
+                    help="model: the deck's court letters (vision.letters), for decks drawn with lettered "
+                         "courts (--faces lettered-test-nl-00)")
     ap.add_argument("--render-only", action="store_true")
     ap.add_argument("--out", default="runs/bench-pipeline.json")
     ap.add_argument("--quiet", action="store_true")

@@ -39,7 +39,8 @@ def _styles(text: str | None) -> tuple[str, ...]:
     if text == "all":
         return tuple(face_styles())
     styles = tuple(s.strip() for s in text.split(",") if s.strip())
-    known = face_styles()
+    from datasets.faces import LETTERED_TEST_STYLES, extra_styles
+    known = face_styles() + extra_styles() + list(LETTERED_TEST_STYLES)
     for s in styles:
         if s not in known:
             raise ValueError(f"unknown or missing face style {s!r}: choose from {', '.join(known)}")

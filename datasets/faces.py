@@ -64,6 +64,9 @@ class Face:
     image: np.ndarray  # BGR uint8
     indices: list[Box] = field(default_factory=list)
     style: str = ""
+    #: the court letters its indices print (`vision.letters.LETTER_SETS`): a classifier reads
+    #: what is printed, so a lettered face trains the letter glyphs, not the ranks
+    letters: str = "en"
 
 
 def _warn(msg: str) -> None:
@@ -80,6 +83,18 @@ def face_styles(include_held_out: bool = True) -> list[str]:
     if not include_held_out:
         styles = [s for s in styles if s not in HELD_OUT_STYLES]
     return styles
+
+
+def extra_styles() -> list[str]:
+    """Training styles named explicitly, never among the defaults: the packaged designs present
+    here (installed or cached) and the lettered drawn decks. Lettered courts train glyph classes
+    (`vision.train_letters`); the default 54-class recipe would learn a Dutch V as a queen and a
+    French one as a jack, and a packaged SVG deck takes seconds to minutes to render."""
+    from datasets.package_decks import available_styles
+
+    styles = available_styles()
+    styles += [s for s in _cached_styles() if s.startswith("pkg-") and s not in styles]
+    return styles + list(LETTERED_STYLES)
 
 
 def training_styles() -> list[str]:
@@ -103,6 +118,11 @@ def load_faces(style: str) -> dict[str, Face]:
         return _load_photo(style)
     if style.startswith("drawn-"):
         return _draw_deck(style)
+    if style.startswith("pkg-"):
+        from datasets.package_decks import load_package_faces
+        return load_package_faces(style)
+    if style.startswith("lettered-"):
+        return _draw_lettered(style)
     raise ValueError(f"unknown face style {style!r}: use one of {', '.join(face_styles())}")
 
 
@@ -136,6 +156,7 @@ def save_faces(styles: list[str], folder: str | Path) -> list[Path]:
             arrays[f"{card}.boxes"] = np.array(f.indices, np.float64).reshape(-1, 4)
         if style.startswith("drawn-"):  # which font it was drawn in: it depends on the machine
             arrays["font"] = np.array(Path(drawn_font(style) or "").name)
+        arrays["letters"] = np.array(next(iter(faces.values())).letters)
         path = folder / f"{style}.npz"
         np.savez(path, **arrays)
         written.append(path)
@@ -145,6 +166,7 @@ def save_faces(styles: list[str], folder: str | Path) -> list[Path]:
 def _load_cached(path: Path, style: str) -> dict[str, Face]:
     faces: dict[str, Face] = {}
     with np.load(path) as data:
+        letters = str(data["letters"]) if "letters" in data.files else "en"
         for key in sorted(k for k in data.files if k.endswith(".png")):
             card = key[:-len(".png")]
             img = cv2.imdecode(data[key], cv2.IMREAD_COLOR)
@@ -152,7 +174,7 @@ def _load_cached(path: Path, style: str) -> dict[str, Face]:
                 raise ValueError(f"{path}: the face of {card} cannot be decoded; write the cache again "
                                  f"(masta data faces --out {path.parent})")
             boxes = [tuple(float(v) for v in b) for b in data[f"{card}.boxes"]]
-            faces[card] = Face(card, img, boxes, style)
+            faces[card] = Face(card, img, boxes, style, letters=letters)
     return faces
 
 
@@ -424,12 +446,49 @@ def _check_first_fonts(fonts: tuple[str, ...]) -> None:
               f"(`make train-fonts`) to train as the recipe does")
 
 
-def _draw_deck(style: str) -> dict[str, Face]:
-    """A whole deck in one drawn style: one font, one layout, one palette, seeded by name."""
+#: drawn decks whose courts print another language's letters (`vision.letters.LETTER_SETS`),
+#: `lettered-<set>-NN`: trained on, their fonts from DejaVu only
+LETTER_SET_NAMES = ("fr", "nl", "de")
+LETTERED_STYLES = tuple(f"lettered-{ls}-{i:02d}" for ls in LETTER_SET_NAMES for i in range(8))
+#: the same in Liberation fonts only, `lettered-test-<set>-NN`: never trained on, for measuring
+#: lettered decks in fonts training did not see (not listed by `face_styles`)
+LETTERED_TEST_STYLES = tuple(f"lettered-test-{ls}-{i:02d}" for ls in LETTER_SET_NAMES for i in range(4))
+#: the glyph each letter set prints for J, Q, K, A (fr decks print 1 or A on the ace)
+#: (`fr1`: a French deck whose ace prints 1; a face's `letters` names one of these)
+COURT_GLYPHS = {"en": {"J": "J", "Q": "Q", "K": "K", "A": "A"}, "fr": {"J": "V", "Q": "D", "K": "R", "A": "A"},
+                "fr1": {"J": "V", "Q": "D", "K": "R", "A": "1"},
+                "nl": {"J": "B", "Q": "V", "K": "H", "A": "A"}, "de": {"J": "B", "Q": "D", "K": "K", "A": "A"}}
+
+
+def _draw_lettered(style: str) -> dict[str, Face]:
+    """A drawn deck in `lettered-[test-]<set>-NN`: laid out as a drawn deck, its courts in the
+    set's letters, a French one's ace as 1 or A (seeded)."""
+    parts = style.split("-")
+    test = parts[1] == "test"
+    ls, n = parts[-2], int(parts[-1])
+    if ls not in COURT_GLYPHS or len(parts) != (4 if test else 3):
+        raise ValueError(f"unknown lettered style {style!r}: lettered-<fr|nl|de>-NN or lettered-test-<set>-NN")
+    seed = 3000 + 100 * LETTER_SET_NAMES.index(ls) + n + (50 if test else 0)
+    if ls == "fr" and np.random.default_rng(seed).random() < 0.5:
+        ls = "fr1"
+    glyphs = dict(COURT_GLYPHS[ls])
+    family = "/liberation/" if test else "/dejavu/"
+    fonts = [f for f in available_fonts() if family in f]
+    if not fonts:
+        _warn(f"no {family.strip('/')} fonts installed: style {style!r} skipped")
+        return {}
+    return _draw_deck(style, (seed, np.random.default_rng(seed)), fonts, glyphs, ls)
+
+
+def _draw_deck(style: str, seeded: tuple[int, np.random.Generator] | None = None,
+               fonts: list[str] | None = None, glyphs: dict[str, str] | None = None,
+               letter_set: str | None = None) -> dict[str, Face]:
+    """A whole deck in one drawn style: one font, one layout, one palette, seeded by name
+    (a lettered style gives its own seed, fonts and court glyphs)."""
     from PIL import Image, ImageDraw, ImageFont
 
-    seed, rng = _deck_seed(style)
-    font_path = _pick_font(seed, rng)
+    seed, rng = seeded if seeded is not None else _deck_seed(style)
+    font_path = _pick_font(seed, rng) if fonts is None else fonts[int(rng.integers(len(fonts)))]
     if font_path is None:
         _warn("no TrueType fonts installed: drawn styles skipped")
         return {}
@@ -454,6 +513,9 @@ def _draw_deck(style: str) -> dict[str, Face]:
     if rng.random() < 0.15:  # some decks print localised court letters
         letters = {"J": "V", "Q": "D", "K": "R", "A": "A"} if rng.random() < 0.5 else \
                   {"J": "B", "Q": "D", "K": "K", "A": "A"}
+    letter_set = letter_set or ("fr" if letters["K"] == "R" else "de" if letters["J"] == "B" else "en")
+    if glyphs is not None:
+        letters = glyphs
     frame_color = tuple(int(v) for v in rng.integers(0, 255, 3))
     font = ImageFont.truetype(font_path, max(8, int(idx_h * 1.3)))
     # its own generator: the earlier styles' draws stay as they were
@@ -550,7 +612,7 @@ def _draw_deck(style: str) -> dict[str, Face]:
             img[h - bx[3]:h - bx[1], bx[0]:bx[2]] = cv2.rotate(tr, cv2.ROTATE_180)
             boxes += [(w - box[2], box[1], w - box[0], box[3]),
                       (box[0], h - box[3], box[2], h - box[1])]
-        faces[card] = Face(card, img, boxes, style)
+        faces[card] = Face(card, img, boxes, style, letters=letter_set)
     return faces
 
 

@@ -15,6 +15,7 @@ OPERATOR_ROUTES = {
     "/setup/api/camera": {"source": ""},
     "/setup/api/pot-zone": {"zone": [0.2, 0.2, 0.8, 0.8]},
     "/setup/api/seat-zones": {"seats": {"Ann": [0.0, 0.7, 1.0, 1.0]}},
+    "/setup/api/deck-letters": {"letters": "fr"},
     "/setup/api/evening": {"name": "Friday"},
     "/evening/api/events": {"type": "order", "player": "Bob", "text": "sing"},
     # these need a camera (tests/test_teach_web.py): without one they answer 409 once past the token

@@ -43,7 +43,8 @@ def tune(crops: np.ndarray, slots: np.ndarray, float_classifier, steps: int = TU
         raise ValueError("no taught crops to tune on")
     torch.manual_seed(seed)
     net = build_model()
-    net.load_state_dict(onnx_state_dict(float_classifier))
+    from vision.letters import card_head  # a classifier with letter glyph classes: its 54 card classes
+    net.load_state_dict(card_head(onnx_state_dict(float_classifier)))
     net.train()
     freeze_norms(net)
     opt = torch.optim.AdamW(net.parameters(), lr=TUNE_LR, weight_decay=1e-4)

@@ -191,10 +191,12 @@ def lr_at(frac: float, peak: float, warm: float = 0.05) -> float:
 def train_mix(sources: list[CropSource], out: Path, minutes: float, lr: float = 3e-3,
               init: Path | None = None, batch: int = 512, workers: int = 8, seed: int = 1,
               lowres: float = 0.3, wide: float = 0.0, eval_every: float = 60.0,
-              label_smoothing: float = 0.05, log=print) -> Path:
+              label_smoothing: float = 0.05, log=print, classes: int | None = None) -> Path:
     """Train for `minutes` of wall clock; write `out` (the `{"model": state_dict}` that
     `training.train.export_classifier` reads) after every validation and at the end, with a
-    JSON log of each validation beside it."""
+    JSON log of each validation beside it. `classes`: the model's outputs (default the 54 card
+    classes; `len(vision.letters.MODEL_CLASSES)` with letter glyph classes, a 54-class start
+    widened by `vision.letters.widen_state`)."""
     import torch
     import torch.nn.functional as F
     from torch.utils.data import DataLoader
@@ -203,10 +205,13 @@ def train_mix(sources: list[CropSource], out: Path, minutes: float, lr: float = 
 
     torch.manual_seed(seed)
     dev = "cuda" if torch.cuda.is_available() else "cpu"
-    model = build_model()
+    model = build_model(classes) if classes else build_model()
     frozen = False  # an ONNX start's batch norms are folded statistics: kept as they are
     if init is not None:
         state, frozen = classifier_weights(init)
+        if classes:
+            from vision.letters import widen_state
+            state = widen_state(state, classes)
         model.load_state_dict(state)
     model.to(dev)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)

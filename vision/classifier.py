@@ -140,10 +140,14 @@ def features_graph(onnx_path) -> bytes:
 class IndexClassifier:
     """Runs an exported crop classifier (ONNX) on crops of `shape` (height, width: the index
     classifier's 64 x 64 by default, the face classifier's upright card too); returns
-    (class name, probability, every class's probability)."""
+    (class name, probability, every class's probability).
+
+    A classifier trained with letter glyph classes (`vision.letters`) has more outputs than
+    `CLASSES`: `letters` (the deck's court letters, `en` by default) folds them into `CLASSES`,
+    and `letter_watch` counts the glyphs read that the setting does not print."""
 
     def __init__(self, onnx_path: str, threads: int = 2, shape: tuple[int, int] = (CROP, CROP),
-                 features: bool = False, deck=None):
+                 features: bool = False, deck=None, letters: str = "en"):
         import onnxruntime as ort
 
         # with a taught deck (`vision.deck_memory`), the graph also gives what its last layer
@@ -162,6 +166,23 @@ class IndexClassifier:
         self.shape = shape
         self._batch = np.empty((MAX_BATCH, 3, *shape), np.float32)  # reused run to run
         self._lock = threading.Lock()
+        out = self.session.get_outputs()[0].shape
+        self.outputs = int(out[1]) if len(out) > 1 and isinstance(out[1], int) else len(CLASSES)
+        self.letters = letters
+
+    @property
+    def letters(self) -> str:
+        """The deck's court letters these reads are folded with (`vision.letters.LETTER_SETS`)."""
+        return self._letters
+
+    @letters.setter
+    def letters(self, value: str) -> None:
+        from vision.letters import LetterWatch, check_letters, fold_matrix
+
+        check_letters(value, self.outputs)
+        self._fold = None if self.outputs == len(CLASSES) else fold_matrix(value, self.outputs)
+        self.letter_watch = LetterWatch(value)
+        self._letters = value
 
     @property
     def deck(self):
@@ -195,7 +216,12 @@ class IndexClassifier:
             return np.zeros((0, len(CLASSES)), np.float32), None
         logits, feats = self._run(crops)
         e = np.exp(logits - logits.max(1, keepdims=True))
-        return e / e.sum(1, keepdims=True), feats
+        p = e / e.sum(1, keepdims=True)
+        fold = self._fold
+        if fold is not None:  # glyph classes: counted, then read as the deck's letters say
+            self.letter_watch.add(p)
+            p = p @ fold
+        return p, feats
 
     def features(self, crops: list[np.ndarray]) -> np.ndarray:
         """What the last layer reads from each crop (n, D): for teaching a deck."""

@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+from vision.letters_option import add_letters_argument
 from vision.frame_size import frame_size
 
 DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "models" / "card_index_detector.onnx"
@@ -76,7 +77,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     import cv2
     from vision.detector import CardDetector
 
-    det = CardDetector(args.model, conf=args.conf, decks=args.decks or None)
+    det = CardDetector(args.model, conf=args.conf, decks=args.decks or None, letters=args.deck_letters)
     failures = 0
     for path in args.images:
         img = cv2.imread(path) if Path(path).is_file() else None
@@ -94,6 +95,9 @@ def cmd_detect(args: argparse.Namespace) -> int:
         else:
             cards = " ".join(f"{d.card}({d.conf:.2f})" for d in found) or "-"
             print(f"{path}: {cards}", flush=True)
+    said = det.classifier.letter_watch.mismatch()
+    if said:
+        print(f"masta detect: {said}", file=sys.stderr, flush=True)
     return 1 if failures == len(args.images) else 0
 
 
@@ -198,6 +202,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="one JSON object per image per line")
     p.add_argument("--decks", type=int, default=1,
                    help="decks on the table (default 1: each card id at most once per image; 0 = no limit)")
+    add_letters_argument(p)
     p.set_defaults(func=cmd_detect)
 
     p = subparsers.add_parser("eval", help="measure the card models on a YOLO-format folder",

@@ -186,7 +186,8 @@ class CardDetector:
                  decks: int | None = 1, max_zoom: float = 1.0, use_face: bool = True,
                  box_scales: tuple[float, ...] = (1.0, 1.4, 0.8, 1.8, 0.65), sure: float = 0.9, accept: float = 0.8,
                  reread_from: float = 0.1, faint_min_side: int = 0, decode_kept: bool = True,
-                 deck=None, features: bool = False, mate_near: float = MATE_NEAR, turns: int = 1):
+                 deck=None, features: bool = False, mate_near: float = MATE_NEAR, turns: int = 1,
+                 letters: str = "en"):
         import onnxruntime as ort
 
         model_path = Path(model_path) if model_path else DEFAULT_DETECTOR
@@ -212,7 +213,10 @@ class CardDetector:
                          int(shp[3]) if isinstance(shp[3], int) else 512)
         # `deck`: a `vision.deck_memory.DeckMemory` taught at this table (`masta learn-deck`);
         # `features`: load the classifier with its features, for teaching one
-        self.classifier = IndexClassifier(str(classifier_path), threads=threads, features=features, deck=deck)
+        # `letters`: the deck's court letters (`vision.letters`; a classifier with glyph classes
+        # reads what is printed, the letters make it a rank)
+        self.classifier = IndexClassifier(str(classifier_path), threads=threads, features=features, deck=deck,
+                                          letters=letters)
         # an index still read unsure after the re-reads is read again at `turns` quarter turns
         # (1: never), the reads averaged (`read_boxes`); a wrong count fails here, at start-up
         turned((), turns)
@@ -527,3 +531,9 @@ def suit_mates(cards: list[Detection], groups: list[list[IndexHit]], near: float
         if not mate:
             kept.append(i)
     return [cards[i] for i in sorted(kept)]
+
+
+def letters_mismatch(detector: "CardDetector") -> str | None:
+    """A sentence for the page when the deck on the table prints other court letters than the
+    detector's setting (`vision.letters.LetterWatch`); None while they agree or cannot be told."""
+    return detector.classifier.letter_watch.mismatch()

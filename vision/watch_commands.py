@@ -9,12 +9,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from vision.letters_option import add_letters_argument
 from vision.frame_size import WEBCAM_SIZE, frame_size
 
 DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "models" / "card_index_detector.onnx"
 
 
-def make_detector(model: str | None, oracle: str | None, deck: str | None = None) -> Any:
+def make_detector(model: str | None, oracle: str | None, deck: str | None = None, letters: str = "en") -> Any:
     """The trained detector, or (`--oracle`) the renderer's truth for a synthetic video;
     `deck`: a deck memory file from `masta learn-deck`."""
     if oracle:
@@ -35,7 +36,7 @@ def make_detector(model: str | None, oracle: str | None, deck: str | None = None
     if deck:
         from vision.deck_memory import DeckMemory
         memory = DeckMemory.load(deck)
-    return CardDetector(str(path), deck=memory, **CAMERA)
+    return CardDetector(str(path), deck=memory, letters=letters, **CAMERA)
 
 
 def _describe(outputs: list[dict]) -> str:
@@ -74,7 +75,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     ref = TableReferee()
     ref.apply({"type": "setup", "players": players, "dealer": dealer, "preset": args.rules,
                "decks": args.decks, "source": "operator"})
-    detector = make_detector(args.model, args.oracle, args.deck)
+    detector = make_detector(args.model, args.oracle, args.deck, args.deck_letters)
     lock = threading.Lock()
     log_fh = open(args.log, "w", encoding="utf-8") if args.log else None
     if log_fh:
@@ -102,7 +103,21 @@ def cmd_watch(args: argparse.Namespace) -> int:
         else:
             print(f"[source] {st.kind}: {st.message}", file=sys.stderr, flush=True)
 
+    letters_said = []
+
+    def on_letters() -> None:
+        """Once, when the deck's letters look different from --deck-letters."""
+        watch = getattr(getattr(detector, "classifier", None), "letter_watch", None)
+        msg = watch.mismatch() if watch is not None and not letters_said else None
+        if msg:
+            letters_said.append(msg)
+            if args.json:
+                print(json.dumps({"event": "deck_letters", "message": msg}), flush=True)
+            else:
+                print(f"masta watch: {msg}", file=sys.stderr, flush=True)
+
     def on_event(pev) -> None:
+        on_letters()
         if args.json:
             print(json.dumps(pev.to_json()), flush=True)
         else:
@@ -178,6 +193,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--deck", default=None, metavar="DECK.npz",
                    help="the table's deck as taught with `masta learn-deck`: read with it, a deck the "
                         "model never saw is read better")
+    add_letters_argument(p)
     p.add_argument("--zone", default=None, help="pot zone x0,y0,x1,y1 as fractions (default: automatic)")
     p.add_argument("--seat", action="append", default=None, metavar="NAME=x0,y0,x1,y1",
                    help="a player's side of the table, where their arm comes in, as fractions of the frame "

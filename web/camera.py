@@ -31,12 +31,12 @@ def find_model(root: Path | None = None) -> Path | None:
     return None
 
 
-def load_detector(model: Path, deck=None) -> Any:
+def load_detector(model: Path, deck=None, letters: str = "en") -> Any:
     """The table camera's detector; `deck`: a taught `vision.deck_memory.DeckMemory`. Built
     with the classifier's features, so that a deck can be taught from the page
     (`web.deck_teacher`) without loading it again: the reads are the same."""
     from vision.detector import CAMERA, CardDetector  # lands with the detector; import only when used
-    return CardDetector(str(model), deck=deck, features=True, **CAMERA)
+    return CardDetector(str(model), deck=deck, features=True, letters=letters, **CAMERA)
 
 
 class CameraRunner:
@@ -107,7 +107,27 @@ class CameraRunner:
             return []
         if self.after_event is not None:
             self.after_event(published["event"], getattr(self.pipe, "frame_t", None))
+        self.check_letters()
         return published["outputs"]
+
+    def set_letters(self, letters: str) -> None:
+        """The deck's court letters (set-up): the classifier reads with them from the next frame;
+        a set it cannot read raises ValueError and changes nothing."""
+        clf = getattr(self.detector, "classifier", None)
+        if clf is None:
+            return
+        clf.letters = letters
+        self._letters_said = None
+
+    def check_letters(self) -> None:
+        """Say once on the page when the deck's letters look different from the setting."""
+        watch = getattr(getattr(self.detector, "classifier", None), "letter_watch", None)
+        if watch is None or getattr(self, "_letters_said", None) is watch:
+            return
+        said = watch.mismatch()
+        if said:
+            self._letters_said = watch
+            self.report(f"camera: {said}")
 
     def _relative(self, path: str) -> str:
         """Evidence paths as the /evidence/ route serves them: relative to the evidence folder."""

@@ -26,6 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="a deck taught on the page /teach/ then also tunes its own rank reader for this "
                         "many batches (300 takes about 80 s on a 2-core CPU; see `masta learn-deck --help`); "
                         "default 0: the taught indices alone weigh the reads")
+    from vision.letters_option import add_letters_argument
+    add_letters_argument(p, default=None)  # None: the table's setting from set-up (en when never set)
     p.set_defaults(func=serve)
     d = sub.add_parser("demo", help="referee the bundled demo game video live in the browser",
                        description="Serve the bundled demo video (assets/demo/) refereed live. Opens "
@@ -147,7 +149,7 @@ def _run(app, config, lines: list[str], server=None) -> int:
     return 0
 
 
-def _camera(app, source: str | None, deck=None, saved: bool = False, **kw) -> list[str]:
+def _camera(app, source: str | None, deck=None, saved: bool = False, letters: str = "en", **kw) -> list[str]:
     """Start the pipeline on `source` if a detector is available; say what happens either way.
     `deck`: a `vision.deck_memory.DeckMemory` to read with. `saved`: the source was saved from
     Set-up (not given with --source): if it cannot be opened, the server starts without a
@@ -174,13 +176,13 @@ def _camera(app, source: str | None, deck=None, saved: bool = False, **kw) -> li
     said: list[str] = []
     try:
         try:
-            detector = load_detector(model, deck)
+            detector = load_detector(model, deck, letters)
         except DeckMemoryError:  # the deck taught on /teach/ was read by another classifier
             said.append("the deck taught before was taught with another card classifier than this masta's "
                         "(the models changed since): teach it again on /teach/; until then the camera reads "
                         "with its model alone")
             deck = None
-            detector = load_detector(model)
+            detector = load_detector(model, letters=letters)
     except (ImportError, ValueError, OSError) as exc:  # includes FileNotFoundError
         return said + [f"cannot load the card detector {model}: {exc}; enter plays on /manual/"]
     try:
@@ -220,8 +222,11 @@ def serve(args) -> int:
         from .deck_teacher import saved_deck
         deck, problem = saved_deck(app)
         said = [problem] if problem else []
+    if args.deck_letters is not None:  # said on the command line: the table's setting from now on
+        store.set_setting("deck_letters", args.deck_letters)
+    letters = store.get_setting("deck_letters") or "en"
     try:
-        lines = said + _camera(app, source, deck, saved=args.source is None)
+        lines = said + _camera(app, source, deck, saved=args.source is None, letters=letters)
     except ValueError as exc:  # includes vision.source.SourceError ("no camera 7")
         if args.source is not None:  # asked for on the command line: an error
             server.close()

@@ -53,7 +53,36 @@ def page():
                     operator_svg=qr.svg(links.operator, "scan to sign a phone in as the operator"))
     return render_template("setup/page.html", state=table().view(), presets=rl.presets() or ["fr"], join=join,
                            house=list(house_presets()), source=source if is_operator() else mask_source(source),
-                           zone=store.get_setting("pot_zone"), seats=store.get_setting("seat_zones") or {})
+                           zone=store.get_setting("pot_zone"), seats=store.get_setting("seat_zones") or {},
+                           letters=store.get_setting("deck_letters") or "en", letter_sets=LETTER_WORDS)
+
+
+#: the deck's court letters as the set-up page offers them (`vision.letters_option`)
+LETTER_WORDS = (("en", "A K Q J (English)"), ("fr", "R D V, 1 or A (French)"), ("nl", "H V B (Dutch)"),
+                ("de", "K D B (German)"))
+
+
+@bp.post("/api/deck-letters")
+@operator_required
+def deck_letters():
+    """The letters the table's deck prints on its courts: `{"letters": "fr"}` (en, fr, nl, de).
+    Stored with the table's settings and given to the running camera at once; a letter set the
+    camera's classifier cannot read is refused and nothing is changed."""
+    raw = payload()
+    letters = str((raw or {}).get("letters", "")).strip().lower() if isinstance(raw, dict) else ""
+    codes = [c for c, _ in LETTER_WORDS]
+    if letters not in codes:
+        raise ApiError(400, f"send {{\"letters\": ...}} with one of {', '.join(codes)}")
+    runner = current_app.extensions.get("masta.camera")
+    message = "saved; the camera reads with them from its next start"
+    if runner is not None:
+        try:
+            runner.set_letters(letters)
+        except ValueError as exc:
+            raise ApiError(400, str(exc)) from None
+        message = f"the camera now reads the courts as {dict(LETTER_WORDS)[letters]}"
+    current_app.extensions["masta.store"].set_setting("deck_letters", letters)
+    return created({"letters": letters, "message": message})
 
 
 @bp.get("/rules/<name>.json")

@@ -91,6 +91,10 @@
     const r = await post("/setup/api/camera", { source: $("source").value });
     if (r.ok) toast(r.body.message);
   });
+  $("letters-save").addEventListener("click", async () => {
+    const r = await post("/setup/api/deck-letters", { letters: $("deck-letters").value });
+    if (r.ok) toast(r.body.message);
+  });
   $("evening-new").addEventListener("click", async () => {
     if (!confirm("Start a new evening? The current one is kept in Export.")) return;
     const r = await post("/setup/api/evening", { name: $("evening-name").value });
