@@ -88,7 +88,7 @@ def face_styles(include_held_out: bool = True) -> list[str]:
 def extra_styles() -> list[str]:
     """Training styles named explicitly, never among the defaults: the packaged designs present
     here (installed or cached) and the lettered drawn decks. Lettered courts train glyph classes
-    (`vision.train_letters`); the default 54-class recipe would learn a Dutch V as a queen and a
+    (`training.train_letters`); the default 54-class recipe would learn a Dutch V as a queen and a
     French one as a jack, and a packaged SVG deck takes seconds to minutes to render."""
     from datasets.package_decks import available_styles
 
@@ -119,7 +119,6 @@ def load_faces(style: str) -> dict[str, Face]:
     if style.startswith("drawn-"):
         return _draw_deck(style)
     if style.startswith("pkg-"):
-        from datasets.package_decks import load_package_faces
         return load_package_faces(style)
     if style.startswith("lettered-"):
         return _draw_lettered(style)
@@ -161,6 +160,33 @@ def save_faces(styles: list[str], folder: str | Path) -> list[Path]:
         np.savez(path, **arrays)
         written.append(path)
     return written
+
+
+def load_package_faces(style: str) -> dict[str, Face]:
+    """`{card_id: Face}` of style `pkg-<design>` (`datasets.package_decks` renders it), with each
+    corner index's box."""
+    from datasets.package_decks import PACKAGE_DESIGNS, PACKAGE_STYLES, PREFIX, render_design
+
+    d = PACKAGE_DESIGNS.get(style[len(PREFIX):]) if style.startswith(PREFIX) else None
+    if d is None:
+        raise ValueError(f"unknown package deck style {style!r}: use one of {', '.join(PACKAGE_STYLES)}")
+    faces = {}
+    for card, img in render_design(d.name, FACE_HEIGHT).items():
+        h, w = img.shape[:2]
+        # the index is looked for with the card's outline painted white: a dark outline would
+        # be taken for the paper's colour (and nothing for ink), or join the index
+        clean = img.copy()
+        edge = max(2, int(round(0.03 * w)))
+        clean[:edge], clean[-edge:], clean[:, :edge], clean[:, -edge:] = 255, 255, 255, 255
+        idx = _find_index(clean, d.window)
+        if idx is None or (idx[2] - idx[0]) < 3 or (idx[3] - idx[1]) < 6:
+            _warn(f"{style} {card}: no corner index found: skipped")
+            continue
+        boxes = [idx, _rot180(idx, w, h)]
+        if d.four_corners:
+            boxes += [(w - idx[2], idx[1], w - idx[0], idx[3]), (idx[0], h - idx[3], idx[2], h - idx[1])]
+        faces[card] = Face(card, img, boxes, style, letters=d.letters)
+    return faces
 
 
 def _load_cached(path: Path, style: str) -> dict[str, Face]:

@@ -247,32 +247,6 @@ def render_design(name: str, height: int) -> dict[str, np.ndarray]:
     return _render_kenney(d, height)
 
 
-def load_package_faces(style: str) -> dict:
-    """`{card_id: Face}` of style `pkg-<design>`, with each corner index's box."""
-    from datasets.faces import FACE_HEIGHT, Face, _find_index, _rot180
-
-    d = PACKAGE_DESIGNS.get(style[len(PREFIX):]) if style.startswith(PREFIX) else None
-    if d is None:
-        raise ValueError(f"unknown package deck style {style!r}: use one of {', '.join(PACKAGE_STYLES)}")
-    faces = {}
-    for card, img in render_design(d.name, FACE_HEIGHT).items():
-        h, w = img.shape[:2]
-        # the index is looked for with the card's outline painted white: a dark outline would
-        # be taken for the paper's colour (and nothing for ink), or join the index
-        clean = img.copy()
-        edge = max(2, int(round(0.03 * w)))
-        clean[:edge], clean[-edge:], clean[:, :edge], clean[:, -edge:] = 255, 255, 255, 255
-        idx = _find_index(clean, d.window)
-        if idx is None or (idx[2] - idx[0]) < 3 or (idx[3] - idx[1]) < 6:
-            _warn(f"{style} {card}: no corner index found: skipped")
-            continue
-        boxes = [idx, _rot180(idx, w, h)]
-        if d.four_corners:
-            boxes += [(w - idx[2], idx[1], w - idx[0], idx[3]), (idx[0], h - idx[3], idx[2], h - idx[1])]
-        faces[card] = Face(card, img, boxes, style, letters=d.letters)
-    return faces
-
-
 def credits() -> list[str]:
     """One line a design: for the model card."""
     return [f"{PREFIX}{d.name}: {d.credit}; licence {d.licence}; index letters {d.letters}"

@@ -42,8 +42,8 @@ def glyph_models(tmp_path_factory):
     torch = pytest.importorskip("torch")
     if not DETECTOR.is_file():
         pytest.skip("no shipped detector")
-    from vision.classifier import build_model
-    from vision.train_letters import export
+    from training.models import build_model
+    from training.train_letters import export
 
     torch.manual_seed(0)
     folder = tmp_path_factory.mktemp("glyph-models")

@@ -7,9 +7,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.cards import ALL_CARD_IDS, STANDARD_DECK
+from training.letters import widen_state
 from vision.classifier import CLASSES, NONE_ID
 from vision.letters import (GLYPH_CLASSES, LETTER_SETS, MODEL_CLASSES, PRINTED, LetterWatch, check_letters,
-                            fold_matrix, relabel, training_label, widen_state)
+                            fold_matrix, relabel, training_label)
 
 #: the setting that matches a face's printed letters
 SETTING = {"en": "en", "fr": "fr", "fr1": "fr", "nl": "nl", "de": "de"}
@@ -101,7 +102,7 @@ def test_few_reads_say_nothing():
 
 def test_widening_starts_each_glyph_from_the_card_it_was_read_as():
     torch = pytest.importorskip("torch")
-    from vision.classifier import build_model
+    from training.models import build_model
 
     state = build_model().state_dict()
     wide = widen_state(state, len(MODEL_CLASSES))
@@ -119,8 +120,8 @@ def test_widening_starts_each_glyph_from_the_card_it_was_read_as():
 def glyph_onnx(tmp_path_factory):
     """A real (untrained) classifier with glyph classes, exported to ONNX as training does."""
     torch = pytest.importorskip("torch")
-    from vision.classifier import build_model
-    from vision.train_letters import export
+    from training.models import build_model
+    from training.train_letters import export
 
     torch.manual_seed(0)
     folder = tmp_path_factory.mktemp("glyph")
@@ -167,7 +168,8 @@ def test_the_shipped_classifier_refuses_dutch_letters_with_a_reason():
 
 def test_a_taught_decks_rank_reader_starts_from_the_card_classes_of_a_glyph_classifier(glyph_onnx):
     """learn-deck --tune works whatever the letters: the taught cards teach their own glyphs."""
-    from vision.deck_tune import Ranker, tune
+    from training.deck_tune import tune
+    from vision.deck_tune import Ranker
 
     crops = np.random.default_rng(1).integers(0, 255, (8, 80, 80, 3), dtype=np.uint8)
     slots = np.arange(8) % 13

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from datasets import package_decks as pd
+from datasets.faces import load_package_faces
 from datasets.faces import LETTERED_STYLES, LETTERED_TEST_STYLES, face_styles, load_faces
 from vision.letters import MODEL_CLASSES, training_label
 
@@ -22,7 +23,7 @@ def test_only_the_listed_designs_are_rendered():
     with pytest.raises(ValueError, match="not a design listed"):
         pd.render_design("paris", 352)  # in the same package, kept for an independent check
     with pytest.raises(ValueError, match="unknown package deck"):
-        pd.load_package_faces("pkg-xskat-french")
+        load_package_faces("pkg-xskat-french")
 
 
 def test_german_designs_print_german_letters():
@@ -38,13 +39,13 @@ def test_every_design_is_credited_with_its_licence():
 
 def test_a_missing_package_is_skipped_not_an_error(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(pd, "POKERTH", tmp_path / "nowhere")
-    assert pd.load_package_faces("pkg-pokerth-default") == {}
+    assert load_package_faces("pkg-pokerth-default") == {}
     assert "not installed" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(not pd.design_available("pokerth-default"), reason="pokerth-data is not installed (make train-decks)")
 def test_a_packaged_deck_is_cut_to_the_card_with_its_indices_boxed():
-    faces = pd.load_package_faces("pkg-pokerth-default")
+    faces = load_package_faces("pkg-pokerth-default")
     assert len(faces) >= 40  # a few jumbo indices run into the court picture and are skipped, said
     for card, f in faces.items():
         h, w = f.image.shape[:2]
@@ -67,7 +68,7 @@ def test_lettered_decks_print_their_letters(style):
 
 
 def test_test_lettered_decks_are_never_training_styles():
-    from vision.train_letters import default_styles
+    from training.train_letters import default_styles
 
     styles = default_styles()
     assert not set(LETTERED_TEST_STYLES) & set(styles)

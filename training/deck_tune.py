@@ -43,7 +43,7 @@ def tune(crops: np.ndarray, slots: np.ndarray, float_classifier, steps: int = TU
         raise ValueError("no taught crops to tune on")
     torch.manual_seed(seed)
     net = build_model()
-    from vision.letters import card_head  # a classifier with letter glyph classes: its 54 card classes
+    from training.letters import card_head  # a classifier with letter glyph classes: its 54 card classes
     net.load_state_dict(card_head(onnx_state_dict(float_classifier)))
     net.train()
     freeze_norms(net)

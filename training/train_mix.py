@@ -196,7 +196,7 @@ def train_mix(sources: list[CropSource], out: Path, minutes: float, lr: float = 
     `training.train.export_classifier` reads) after every validation and at the end, with a
     JSON log of each validation beside it. `classes`: the model's outputs (default the 54 card
     classes; `len(vision.letters.MODEL_CLASSES)` with letter glyph classes, a 54-class start
-    widened by `vision.letters.widen_state`)."""
+    widened by `training.letters.widen_state`)."""
     import torch
     import torch.nn.functional as F
     from torch.utils.data import DataLoader
@@ -210,7 +210,7 @@ def train_mix(sources: list[CropSource], out: Path, minutes: float, lr: float = 
     if init is not None:
         state, frozen = classifier_weights(init)
         if classes:
-            from vision.letters import widen_state
+            from training.letters import widen_state
             state = widen_state(state, classes)
         model.load_state_dict(state)
     model.to(dev)

@@ -15,11 +15,9 @@ import threading
 import cv2
 import numpy as np
 
-from referee.cards import ALL_CARD_IDS, JOKER, rank_of
+from referee.cards import JOKER, rank_of
 
-NONE = "none"
-CLASSES: tuple[str, ...] = ALL_CARD_IDS + (NONE,)
-NONE_ID = CLASSES.index(NONE)
+from vision.card_classes import CLASSES, NONE, NONE_ID  # noqa: F401 (the classifier's outputs, for its callers)
 #: the ranks a taught deck's reads are weighed over (`vision.deck_memory`, `vision.deck_tune`),
 #: in the order a deck is shown
 RANKS_ORDER = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")

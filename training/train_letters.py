@@ -1,9 +1,9 @@
 """The index classifier with letter glyph classes, on the packaged deck designs: the CPU recipe.
 
-    python -m vision.train_letters prepare --work runs/letters --synth-count 1500 --video-count 8
-    python -m vision.train_letters train --work runs/letters --out runs/letters/cls.pt --minutes 45 \
+    python -m training.train_letters prepare --work runs/letters --synth-count 1500 --video-count 8
+    python -m training.train_letters train --work runs/letters --out runs/letters/cls.pt --minutes 45 \
         --init models/float/card_index_classifier.onnx
-    python -m vision.train_letters export runs/letters/cls.pt <dir>/card_index_classifier.onnx
+    python -m training.train_letters export runs/letters/cls.pt <dir>/card_index_classifier.onnx
 
 `prepare` draws synthetic pots and table videos in the training styles, the packaged designs
 (`datasets.package_decks`, installed by `make train-decks`) and the lettered drawn decks, and
@@ -40,11 +40,11 @@ def default_styles() -> list[str]:
 
 
 def synth_glyph_crops(folder: Path, split: str, seed: int, neg_per_image: int = 2) -> tuple[np.ndarray, np.ndarray]:
-    """`vision.train.synth_crops` with each index labelled by the glyph its style prints."""
+    """`training.train.synth_crops` with each index labelled by the glyph its style prints."""
     import cv2
 
     from vision.classifier import NONE_ID, crop_index
-    from vision.train import CROP_MARGIN_STORE, _random_negative
+    from training.train import CROP_MARGIN_STORE, _random_negative
 
     rng = np.random.default_rng(seed)
     xs, ys = [], []
@@ -75,7 +75,7 @@ def face_crops(styles: list[str], val_every: int = 10) -> tuple[np.ndarray, np.n
     blurs and shrinks; every `val_every`-th card validates."""
     from datasets.faces import load_faces
     from vision.classifier import crop_index
-    from vision.train import CROP_MARGIN_STORE
+    from training.train import CROP_MARGIN_STORE
 
     xs, ys, xv, yv = [], [], [], []
     for style in styles:
@@ -98,8 +98,8 @@ def prepare(work: Path, styles: list[str], video_styles: list[str], synth_count:
     from datasets.faces import HELD_OUT_STYLES
     from datasets.synth import write_dataset
     from masta.pool import process_pool
-    from vision.train import training_video_spec
-    from vision.train_mix import _save_last_validates, _video_job
+    from training.train import training_video_spec
+    from training.train_mix import _save_last_validates, _video_job
 
     held = [s for s in styles + video_styles if s in HELD_OUT_STYLES or s.startswith("lettered-test-")]
     if held:
@@ -137,10 +137,11 @@ def prepare(work: Path, styles: list[str], video_styles: list[str], synth_count:
 
 
 def export(pt: Path, onnx_path: Path) -> Path:
-    """The widened classifier to ONNX (as `vision.train.export_classifier` does the 54-class one)."""
+    """The widened classifier to ONNX (as `training.train.export_classifier` does the 54-class one)."""
     import torch
 
-    from vision.classifier import CROP, build_model
+    from training.models import build_model
+    from vision.classifier import CROP
 
     state = torch.load(pt, map_location="cpu", weights_only=False)["model"]
     n = [v for k, v in state.items() if k.endswith(".weight") and v.ndim == 2][-1].shape[0]
@@ -156,7 +157,7 @@ def export(pt: Path, onnx_path: Path) -> Path:
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    p = argparse.ArgumentParser(prog="python -m vision.train_letters", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m training.train_letters", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="verb", required=True)
     pr = sub.add_parser("prepare", help="synthetic pots and table videos in glyph classes")
     pr.add_argument("--work", type=Path, required=True)
@@ -202,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
         np.savez(a.work / "crops-faces.npz", x=x, y=y, xv=xv, yv=yv)
         say(f"face crops {len(x)} + {len(xv)} val, {int((y >= 54).sum())} glyph-class")
     elif a.verb == "train":
-        from vision.train_mix import load_sources, train_mix
+        from training.train_mix import load_sources, train_mix
 
         shares = {k.strip(): float(v) for k, v in (kv.split("=") for kv in a.shares.split(","))}
         sources = load_sources(a.work, shares)
