@@ -35,7 +35,9 @@ frame and follows where played cards land (the 5th to 95th percentile of their b
 a box far longer than the others left out: one stray read must not drag the zone over the
 players' face-up cards); `set_zone` (the operator) locks it. Seat zones
 (optional, `seats={name: zone}`) tell which side of the table the arm came from: the event's
-`seat` (and `meta.seat` in the log), a hint for the operator, never a ruling.
+`seat` (and `meta.seat` in the log), a hint for the operator, never a ruling. Where the arm
+came in from is noted with or without them (`arm`, `meta.arm`: `vision.seat_sides`, which
+proposes the sides from it).
 """
 from __future__ import annotations
 
@@ -52,6 +54,7 @@ import numpy as np
 from referee.cards import rank_of
 from vision.boxes import area as _area, centre as _centre, iou as _iou, overlap as _overlap, side as _side
 from vision.boxes import zone as check_zone
+from vision.seat_sides import ArmTrail
 
 
 class DetectionLike(Protocol):
@@ -225,6 +228,7 @@ class WatchEvent:
     evidence: dict[str, str] = field(default_factory=dict)
     alternatives: list[dict[str, float]] = field(default_factory=list)
     seat: str | None = None  # the seat zone the arm came from, when seat zones are set
+    arm: float | None = None  # degrees around the pot the arm came in from (`vision.seat_sides`)
     maybe_more: list[str] = field(default_factory=list)  # cards that may lie under the play too
     maybe_less: list[str] = field(default_factory=list)  # cards of the play read half hidden: maybe not
     gone: bool = False  # a mismatch whose cards left the pot (not cards that may have been played)
@@ -265,6 +269,8 @@ class WatchEvent:
             meta["maybe_less"] = list(self.maybe_less)  # ... and "it was these without them"
         if self.seat:
             meta["seat"] = self.seat  # a hint for the operator, not a `played_by`
+        if self.arm is not None:
+            meta["arm"] = round(self.arm, 1)
         if self.evidence:
             ev["evidence"] = dict(self.evidence)
         if meta:
@@ -588,6 +594,7 @@ class PotWatcher:
         self.seats: dict[str, Zone] = {}
         self.set_seats(seats or {})
         self._seat_motion: Counter[str] = Counter()
+        self._arm = ArmTrail()  # where moving pixels lay outside the zone since the last decision
         self._zone: Zone = tuple(zone) if zone else DEFAULT_ZONE  # type: ignore[assignment]
         self.zone_locked = zone is not None
         self.priors_fn = priors_fn or (lambda: Priors(copies=self.cfg.decks))
@@ -797,6 +804,7 @@ class PotWatcher:
             self._late = None  # the scene moves again: whatever lies there is the next play's
             if self.seats:
                 self._note_seat_motion(small, prev)
+            self._arm.note(small, prev, self.zone)
             return []
         self._still += 1
         if self._still == 1:
@@ -1010,6 +1018,7 @@ class PotWatcher:
             if self._seat_motion:
                 seat, n = self._seat_motion.most_common(1)[0]
                 ev.seat = seat if n >= 4 else None
+            ev.arm = self._arm.direction(self.zone)
             if self.cfg.evidence_dir is not None:
                 try:
                     ev.evidence = self._save_evidence(ev, prev, obs, image)
@@ -1018,6 +1027,7 @@ class PotWatcher:
                     self._problem(f"evidence frames not saved ({exc}); the {ev.type} event is "
                                   f"recorded without them: free some disk space")
         self._seat_motion = Counter()
+        self._arm.reset()
         for o in obs:
             self._lies(o)
         self.state = obs
@@ -1407,6 +1417,7 @@ class PotWatcher:
         Called from the pipeline's thread, the one that feeds frames."""
         self._still, self._reads, self._done = 0, [], False
         self._seat_motion = Counter()
+        self._arm.reset()
         self._rebaseline = True
         self._bare = None  # the camera may come back moved: its bare table is no longer known
 

@@ -35,7 +35,26 @@ def page():
     store = current_app.extensions["masta.store"]
     return render_template("setup/page.html", state=table().view(), presets=rl.presets() or ["fr"],
                            house=list(house_presets()), source=store.get_setting("camera_source", _config().source),
-                           zone=store.get_setting("pot_zone"), seats=store.get_setting("seat_zones") or {})
+                           zone=store.get_setting("pot_zone"), seats=store.get_setting("seat_zones") or {},
+                           proposal=_proposal(store))
+
+
+def _proposal(store) -> dict:
+    """The sides the camera proposes from the first plays' arms (`web.camera`), for the
+    players of the game now: `{"seats": {...}, "plays": n}`, or `{}` before there are any."""
+    got = store.get_setting("seat_proposal") or {}
+    players = set(table().players() or [])
+    seats = got.get("seats") if isinstance(got, dict) else None
+    if not isinstance(seats, dict) or not seats or set(seats) != players:
+        return {}
+    return {"seats": seats, "plays": got.get("plays", 0)}
+
+
+@bp.get("/api/seat-proposal")
+def seat_proposal():
+    """The proposed sides (`{"seats": {"Ann": [x0, y0, x1, y1], ...}, "plays": n}`, or `{}`):
+    accepted by sending them to `/setup/api/seat-zones`, moved by drawing one again."""
+    return jsonify(_proposal(current_app.extensions["masta.store"]))
 
 
 @bp.get("/rules/<name>.json")
