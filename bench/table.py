@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.demo import compare, played, script_referee  # noqa: E402
 from bench.pipeline import (SIZE, UNFIT_WEIGHT, ensure_video, paths_beside, run_one,  # noqa: E402
-                            summarise)
+                            summarise, video_paths)
 from datasets.game_video import fix_taps, missed_taps, read_truth, seat_zones  # noqa: E402
 from referee.events import COMMON_KEYS, EVENT_SPECS  # noqa: E402
 from referee.table import is_camera_mismatch  # noqa: E402
@@ -374,7 +374,7 @@ def total(rows: list[dict], mode: str) -> dict:
            "most_questions": max((r["most_questions"] for r in rows), default=0),
            "games_all_right": sum(r["all_rulings_right"] for r in rows),
            "games_titles_right": sum(r["titles_right"] and r["order_right"] for r in rows),
-           "side_hints": dict(sum((Counter(r["side_hints"]) for r in rows), Counter()))}
+           "side_hints": {k: sum(r["side_hints"].get(k, 0) for r in rows) for k in ("right", "wrong", "none")}}
     if mode == "person":
         out.update(taps_camera=sum(r["taps_camera"] for r in rows), taps_unseen=sum(r["taps_unseen"] for r in rows))
         out["taps_per_game"] = (out["taps_camera"] + out["taps_unseen"]) / max(1, n)
@@ -394,6 +394,23 @@ def line(r: dict, mode: str) -> str:
     return s + f"; {r['seconds']} s"
 
 
+def wait_for_video(folder: Path, seed: int, timeout: float, quiet: bool) -> dict[str, Path]:
+    """A video another process is rendering (`--wait`): its paths once all its files are
+    written (the frames' truth is written last), else a clear error after `timeout` seconds."""
+    paths = video_paths(folder, seed)
+    end = time.time() + timeout
+    said = False
+    while not (all(p.is_file() for p in paths.values()) and time.time() - paths["frames"].stat().st_mtime > 5):
+        if time.time() > end:
+            raise SystemExit(f"{paths['video']} was not rendered within {timeout:.0f} s: render it with "
+                             "bench/pipeline.py --render-only, or leave out --wait")
+        if not said and not quiet:
+            print(f"waiting for {paths['video'].name} to be rendered", flush=True)
+            said = True
+        time.sleep(10)
+    return paths
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--size", default=f"{SIZE[0]}x{SIZE[1]}", type=frame_size, help="camera frame size WxH")
@@ -407,6 +424,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--modes", default=",".join(MODES), help=f"comma separated, of {', '.join(MODES)}")
     ap.add_argument("--model", default="models/card_index_detector.onnx")
     ap.add_argument("--out", default=None, help="JSON report (default runs/bench-table-...json)")
+    ap.add_argument("--wait", type=float, default=0, metavar="SECONDS",
+                    help="wait up to this long for each video another process renders, instead of "
+                         "rendering a missing one here")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
     modes = [m.strip() for m in a.modes.split(",") if m.strip()]
@@ -416,28 +436,33 @@ def main(argv: list[str] | None = None) -> int:
     model = Path(a.model)
     if not model.is_file():
         ap.error(f"no trained model at {model}: run `masta train` first")
-    if a.video is not None:
-        videos = [paths_beside(a.video)]
-    else:
-        suffix = "" if a.size == SIZE else f"-{a.size[0]}x{a.size[1]}"
-        folder = Path(a.videos or f"data/bench-videos{suffix}")
-        videos = [ensure_video(folder, a.first_seed + k, a.quiet, None, a.size) for k in range(a.count)]
+    suffix = "" if a.size == SIZE else f"-{a.size[0]}x{a.size[1]}"
+    folder = Path(a.videos or f"data/bench-videos{suffix}")
+
+    def video(k: int) -> dict[str, Path]:
+        if a.video is not None:
+            return paths_beside(a.video)
+        if a.wait:
+            return wait_for_video(folder, a.first_seed + k, a.wait, a.quiet)
+        return ensure_video(folder, a.first_seed + k, a.quiet, None, a.size)
+
     out = Path(a.out or f"runs/bench-table-{a.first_seed}-{'seats' if a.seats else 'proposed'}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     report: dict = {"seats": "drawn" if a.seats else "proposed", "size": list(a.size), "modes": {}}
-    for mode in modes:
-        rows = report["modes"].setdefault(mode, {"games": []})["games"]
-        for paths in videos:
+    for k in range(1 if a.video is not None else a.count):  # game by game: partial figures cover every mode
+        paths = video(k)
+        for mode in modes:
+            rows = report["modes"].setdefault(mode, {"games": []})["games"]
             r = (answer_mode(paths, a.seats, model, a.size, a.quiet) if mode == "answer"
                  else run_table(paths, mode, a.seats, model))
             if mode == "answer":
-                r = {k: v for k, v in r.items() if k != "decisions"}
+                r = {key: v for key, v in r.items() if key != "decisions"}
             rows.append(r)
+            report["modes"][mode]["total"] = total(rows, mode)
             print(f"[{mode}] {line(r, mode)}", flush=True)
             out.write_text(json.dumps(report, indent=1, default=list))
-        report["modes"][mode]["total"] = total(rows, mode)
+    for mode in modes:
         print(f"== {mode} ({report['seats']} sides): {json.dumps(report['modes'][mode]['total'])}", flush=True)
-        out.write_text(json.dumps(report, indent=1, default=list))
     print_table(report)
     print(f"wrote {out}")
     return 0
