@@ -65,9 +65,15 @@ def decision_of(ev: dict) -> dict:
             "gone": bool(meta.get("gone")), "guesses": list(meta.get("guesses") or [])}
 
 
-def open_questions(view: dict) -> int:
-    """The questions the table has open now (the referee's prompts)."""
-    return len((view.get("table") or {}).get("prompts") or [])
+def open_questions(view: dict) -> tuple[int, int]:
+    """(open, shown): the questions the table has open now, and those the page shows the
+    spectators. A referee that asks one at a time says which (`question`, the rest waiting in
+    `questions`); else every prompt is shown."""
+    tv = view.get("table") or {}
+    if "question" in tv:
+        return len(tv.get("questions") or []), int(bool(tv.get("question")))
+    prompts = len(tv.get("prompts") or [])
+    return prompts, prompts
 
 
 def script_plays(truth_log: Path) -> list[dict]:
@@ -88,7 +94,9 @@ class Moment:
     t: float | None
     kind: str
     questions: int
+    shown: int
     turn: str | None
+    over: bool
     ruling: tuple | None = None  # (player, cards, verdict) of a play, as ruled then
     play: int | None = None      # the script's play it was, by its place in the order of play
     seat: str | None = None      # the side the camera said the arm came from
@@ -105,7 +113,8 @@ class Observer:
 
     def __call__(self, event: dict, video_t: float | None) -> None:
         view = self.table.view()
-        m = Moment(event["seq"], video_t, event["type"], open_questions(view), (view.get("table") or {}).get("turn"))
+        tv = view.get("table") or {}
+        m = Moment(event["seq"], video_t, event["type"], *open_questions(view), tv.get("turn"), bool(tv.get("over")))
         m.seat = (event.get("meta") or {}).get("seat")
         if event["type"] == "cards_played" and video_t is not None:
             rd = next((o for o in self.table.outputs.get(event["seq"], []) if o.get("kind") == "ruling"), None)
@@ -140,6 +149,9 @@ class Observer:
         return {"plays": len(self.plays), "plays_seen": len(by_play), "right_as_happened": right,
                 "longest_turn_lost": longest, "no_player": unknown,
                 "most_questions": max((m.questions for m in self.moments), default=0),
+                "most_shown": max((m.shown for m in self.moments), default=0),
+                # the game stalls: the referee knows (or assumes) nobody's turn
+                "turn_unknown": sum(m.turn is None and not m.over for m in self.moments),
                 "side_hints": dict(sides)}
 
 
@@ -162,7 +174,8 @@ class Person(DemoOperator):
         self.truth_log = truth_log
         self.clears = [dict(e, seen=False) for e in truth.events if e.get("type") == "pot_cleared"]
         self.taps = Taps()
-        self.answered: set[tuple] = set()
+        self.answered: set = set()
+        self.confirmed = 0  # questions answered with the answer the referee had assumed
 
     # -- what each tap costs ------------------------------------------------------------
     def _cost(self, tap: dict) -> tuple[str, int] | None:
@@ -183,9 +196,14 @@ class Person(DemoOperator):
         return "camera", 1
 
     def _already(self, tap: dict) -> bool:
-        """Does the referee already have this answer (no question about it open)?"""
+        """Does the referee already have this answer (no question about it open)? A right
+        assumption waits until the page asks about it."""
         seq = tap["event"]
         view = self.table.referee.view()
+        assumed = next((a for a in view.get("assumptions") or [] if a.get("event") == seq and a.get("status") == "open"
+                        and (a.get("answer") or {}).get("type") == tap["type"]), None)
+        if assumed is not None:
+            return assumed.get("value") == tap["player"]
         if any(p.get("event") == seq for p in view.get("prompts") or []):
             return False
         if tap["type"] == "played_by":
@@ -193,8 +211,8 @@ class Person(DemoOperator):
             return rd is not None and rd.get("player") == tap["player"]
         return tap["player"] in (view.get("target"), view.get("turn"))
 
-    def _submit(self, tap: dict) -> dict | None:
-        cost = self._cost(tap)
+    def _submit(self, tap: dict, asked: bool = False) -> dict | None:
+        cost = ("unseen", 1) if asked else self._cost(tap)
         if cost is None:
             return None
         try:
@@ -240,9 +258,22 @@ class Person(DemoOperator):
         self._answer_questions(video_t)
 
     def _answer_questions(self, video_t: float | None) -> None:
-        """The questions the page asks, oldest first, each answered once from the truth."""
+        """The questions the page asks, each answered once from the truth: the one it shows
+        where the referee asks one at a time (its likely answer when the truth has none),
+        else the prompts, oldest first."""
         for _ in range(20):
-            prompts = (self.table.referee.view().get("prompts") or [])
+            view = self.table.referee.view()
+            if "question" in view:
+                q = view.get("question")
+                if not q or q["key"] in self.answered:
+                    return
+                self.answered.add(q["key"])
+                player = self._truth_player(q, video_t) or q["value"]
+                self.confirmed += player == q["value"]
+                self._submit({"type": q["answer"]["type"], "event": q["answer"]["event"], "player": player},
+                             asked=True)
+                continue
+            prompts = (view.get("prompts") or [])
             todo = [p for p in prompts if self._key(p) not in self.answered]
             if not todo:
                 return
@@ -251,6 +282,12 @@ class Person(DemoOperator):
             tap = self._truth_answer(q, video_t)
             if tap is not None:
                 self._submit(tap)
+
+    def _truth_player(self, q: dict, video_t: float | None) -> str | None:
+        """The truth's answer to a one-at-a-time question (`referee.assume.Assumption`)."""
+        kind = {"player": "who_played", "starter": "who_played", "picked_up": "who_picked_up"}.get(q["kind"], q["kind"])
+        tap = self._truth_answer({"prompt": kind, "event": q["event"]}, video_t)
+        return tap["player"] if tap else None
 
     @staticmethod
     def _key(p: dict) -> tuple:
@@ -346,7 +383,7 @@ def run_table(paths: dict[str, Path], mode: str, seats: bool, model: Path, timeo
         row["sides"] = {k: list(v) for k, v in sides.items()}
         if person is not None:
             row.update(taps_camera=person.taps.camera, taps_unseen=person.taps.unseen,
-                       taps_by_kind=dict(person.taps.by_kind))
+                       taps_by_kind=dict(person.taps.by_kind), confirmed=person.confirmed)
         return row
 
 
@@ -372,6 +409,8 @@ def total(rows: list[dict], mode: str) -> dict:
            "longest_turn_lost": max((r["longest_turn_lost"] for r in rows), default=0),
            "no_player": sum(r["no_player"] for r in rows),
            "most_questions": max((r["most_questions"] for r in rows), default=0),
+           "most_shown": max((r.get("most_shown", 0) for r in rows), default=0),
+           "turn_unknown": sum(r.get("turn_unknown", 0) for r in rows),
            "games_all_right": sum(r["all_rulings_right"] for r in rows),
            "games_titles_right": sum(r["titles_right"] and r["order_right"] for r in rows),
            "side_hints": {k: sum(r["side_hints"].get(k, 0) for r in rows) for k in ("right", "wrong", "none")}}
@@ -387,7 +426,8 @@ def line(r: dict, mode: str) -> str:
                 f"{r['truth_clears']}, extra {r['extra']}, taps {r['taps']}, unfixed {r['unfixed']}")
     s = (f"{r['video']}: {r['players']}p; as it happened {r['right_as_happened']}/{r['plays']} right "
          f"(seen {r['plays_seen']}); turn lost for {r['longest_turn_lost']} plays at most, {r['no_player']} "
-         f"with nobody named; questions open at most {r['most_questions']}; in the end {r['same_in_order']}/"
+         f"with nobody named; questions open at most {r['most_questions']} (shown {r.get('most_shown', '-')}); "
+         f"turn unknown after {r.get('turn_unknown', '-')} camera events; in the end {r['same_in_order']}/"
          f"{r['script_rulings']} rulings, order and titles {'right' if r['titles_right'] and r['order_right'] else 'WRONG'}")
     if mode == "person":
         s += f"; taps {r['taps_camera']} camera + {r['taps_unseen']} unseen ({'all right' if r['all_rulings_right'] else 'NOT all right'})"

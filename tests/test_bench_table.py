@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from bench.table import Observer, Person, decision_of, main, script_plays, total
+from bench.table import Moment, Observer, Person, decision_of, main, script_plays, total
 from bench.demo import compare, script_referee
 from datasets.game_video import fix_taps, missed_taps
 from test_web import make_app
@@ -57,14 +57,33 @@ def _play(tmp_path, truth_log, person: bool):
     return table, observer, who
 
 
-def test_with_nobody_answering_the_turn_is_lost_after_the_ace_and_the_questions_pile_up(tmp_path, truth_log):
+def test_with_nobody_answering_what_the_table_showed_at_each_play_is_scored(tmp_path, truth_log):
     table, observer, _ = _play(tmp_path, truth_log, person=False)
     s = observer.scores()
     assert s["plays"] == 5 and s["plays_seen"] == 4  # the 9C never seen; the KH matches no play
-    assert s["right_as_happened"] == 2  # the 5H and the Ace; after it nobody is named
-    assert s["no_player"] == 2 and s["longest_turn_lost"] == 2
-    assert s["most_questions"] >= 1
+    first = {m.play: m.ruling for m in observer.moments if m.play is not None}
+    assert first[0] == ("Ann", ("5H",), "legal") and first[1] == ("Bob", ("AS",), "legal")  # as the script
+    assert first[2][1] == ("2H",)  # the misread, ruled as read: not right
+    assert 2 <= s["right_as_happened"] <= 3
+    assert s["most_questions"] >= 1  # who took the Ace's pot: nobody said
     assert not compare(table.referee, script_referee(truth_log))["identical"]
+
+
+def test_the_turn_lost_is_the_longest_run_of_plays_ruled_with_nobody_or_the_wrong_player(truth_log):
+    plays = script_plays(truth_log)  # Ann, Bob, Ann, Bob, Cy
+    observer = Observer(None, plays)
+    said = [("Ann", ("5H",), "legal"), (None, ("AS",), "legal"), ("Cy", ("2D",), "legal"), None,
+            ("Cy", ("JD",), "legal")]  # the 9C never seen: skipped, the run goes on over it
+    for i, ruling in enumerate(said):
+        if ruling is not None:
+            observer.moments.append(Moment(seq=i + 2, t=plays[i]["t_rest"], kind="cards_played", questions=i,
+                                           shown=1, turn=None if i == 1 else "Ann", over=False, ruling=ruling,
+                                           play=i, seat=plays[i]["player"] if i else "Cy"))
+    s = observer.scores()
+    assert s["plays_seen"] == 4 and s["right_as_happened"] == 2  # the 5H and the JD
+    assert s["longest_turn_lost"] == 2 and s["no_player"] == 1 and s["turn_unknown"] == 1
+    assert s["most_questions"] == 4 and s["most_shown"] == 1
+    assert s["side_hints"] == {"right": 3, "wrong": 1, "none": 0}
 
 
 def test_a_person_answering_what_is_asked_brings_every_ruling_right_and_the_taps_are_counted(tmp_path, truth_log):
