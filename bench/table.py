@@ -511,7 +511,7 @@ def main(argv: list[str] | None = None) -> int:
 def print_table(report: dict) -> None:
     """One line a mode, the totals."""
     print(f"{'mode':8s} {'games':>5s} {'ruled right as it happened':>27s} {'in the end':>11s} {'turn lost':>9s} "
-          f"{'questions':>9s} {'titles':>6s} {'taps cam+unseen':>15s}")
+          f"{'questions (shown)':>17s} {'titles':>6s} {'taps cam+unseen':>15s}")
     for mode, data in report["modes"].items():
         t = data.get("total")
         if not t:
@@ -522,7 +522,8 @@ def print_table(report: dict) -> None:
             continue
         taps = f"{t['taps_camera']}+{t['taps_unseen']}" if mode == "person" else "-"
         print(f"{mode:8s} {t['games']:5d} {t['right_as_happened']:>18d}/{t['plays']:<8d} {t['same_in_order']:>11d} "
-              f"{t['longest_turn_lost']:>9d} {t['most_questions']:>9d} {t['games_titles_right']:>6d} {taps:>15s}")
+              f"{t['longest_turn_lost']:>9d} {t['most_questions']:>9d} ({t['most_shown']:>5d}) {t['games_titles_right']:>6d} "
+              f"{taps:>15s}")
 
 
 if __name__ == "__main__":
