@@ -372,7 +372,9 @@ def test_seat_zones_say_which_side_the_arm_came_from():
     w, events = run(s, PotWatcher(seats=seats))
     assert events[0].seat == "Ann" and events[0].to_log_event()["meta"]["seat"] == "Ann"
     w, events = run(s)
-    assert events[0].seat is None and "meta" not in events[0].to_log_event()
+    assert events[0].seat is None and "seat" not in events[0].to_log_event().get("meta", {})
+    # where the arm came in is noted all the same: the sides are proposed from it (vision.seat_sides)
+    assert 45 < events[0].arm < 135 and events[0].to_log_event()["meta"] == {"arm": round(events[0].arm, 1)}
 
 
 def test_the_drawn_frame_shows_each_seat_zone_where_it_lies():

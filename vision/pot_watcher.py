@@ -26,7 +26,8 @@ Cards lying in the zone when the watcher starts (a seat's face-up cards, a pot a
 are fixtures, not plays, while they stay put. The pot zone is a rectangle in fractions of the
 frame; auto mode follows where plays land (`pot.zone`), `set_zone` (the operator) locks it.
 Seat zones (`seats={name: zone}`) name the side of the table the arm came from: a hint for the
-operator (`WatchEvent.seat`), never a ruling.
+operator (`WatchEvent.seat`), never a ruling. Where the arm came in from is noted with or
+without them (`WatchEvent.arm`, `meta.arm`: `vision.seat_sides` proposes the sides from it).
 """
 from __future__ import annotations
 
@@ -52,6 +53,7 @@ from vision.pot.plays import inside_play as _inside_play  # noqa: F401 (re-expor
 from vision.pot.plays import one_card_two_corners as _one_card_two_corners  # noqa: F401
 from vision.pot.plays import sure_play as _sure_play  # noqa: F401
 from vision.pot.settle import consensus
+from vision.seat_sides import ArmTrail
 
 Box = tuple[float, float, float, float]
 
@@ -83,6 +85,7 @@ class PotWatcher:
         self.seats: dict[str, Zone] = {}  # optional seat zones (name -> fractions): a hint
         self.set_seats(seats or {})
         self._seat_motion: Counter[str] = Counter()
+        self._arm = ArmTrail()  # where moving pixels lay outside the zone since the last decision
         self._zone: Zone = tuple(zone) if zone else DEFAULT_ZONE  # type: ignore[assignment]
         self.zone_locked = zone is not None
         self.priors_fn = priors_fn or (lambda: Priors(copies=self.cfg.decks))
@@ -204,6 +207,7 @@ class PotWatcher:
             self._late = None  # the scene moves again: whatever lies there is the next play's
             if self.seats:
                 self._seat_motion.update(pixels.seat_motion(small, prev, self.seats, self.cfg.pixel_diff))
+            self._arm.note(small, prev, self.zone)
             return []
         self._still += 1
         if self._still == 1:
@@ -306,6 +310,7 @@ class PotWatcher:
         if ev is not None:
             self._annotate(ev, prev, obs, image)
         self._seat_motion = Counter()
+        self._arm.reset()
         for o in obs:
             self.pot.lies(o)
         self.state = obs
@@ -403,6 +408,7 @@ class PotWatcher:
         if self._seat_motion:
             seat, n = self._seat_motion.most_common(1)[0]
             ev.seat = seat if n >= 4 else None
+        ev.arm = self._arm.direction(self.zone)
         if self.cfg.evidence_dir is not None:
             try:
                 ev.evidence = self._save_evidence(ev, prev, obs, image)
@@ -534,6 +540,7 @@ class PotWatcher:
         Called from the pipeline's thread, the one that feeds frames."""
         self._still, self._reads, self._done = 0, [], False
         self._seat_motion = Counter()
+        self._arm.reset()
         self._rebaseline = True
         self._bare = None  # the camera may come back moved: its bare table is no longer known
 

@@ -3,6 +3,11 @@ through the same path as the operator's (checked, ruled, committed, then pushed)
 
 The pipeline is optional: without a trained model or a camera the server still serves every
 page and the manual-entry page. Its API is documented in vision/pipeline.py.
+
+Each player's side of the table is proposed from the first plays (`vision.seat_sides`: the
+clockwise seating order and the direction each arm came in from): saved as the setting
+`seat_proposal` for the set-up page to show, to accept or move; with `accept_sides` it is used
+as it comes, as if drawn.
 """
 from __future__ import annotations
 
@@ -50,7 +55,8 @@ class CameraRunner:
                  zone: tuple[float, float, float, float] | None = None, pace: bool = False,
                  live: bool | None = None, evidence_dir: Path | None = None,
                  backoff: Any = None, max_retries: int | None = None, after_event: Any = None,
-                 seats: dict[str, tuple[float, float, float, float]] | None = None):
+                 seats: dict[str, tuple[float, float, float, float]] | None = None,
+                 accept_sides: bool = False):
         self.table = table
         #: `after_event(event, video_t)`: told of each event the camera recorded, with the
         #: source's time of the frame it was decided on (the demo's scripted operator)
@@ -60,6 +66,11 @@ class CameraRunner:
         self.zone = zone
         #: each player's side of the table (optional): the watcher says which one a play came from
         self.seats = dict(seats or {})
+        #: the sides proposed from the arms are used as they come (no one draws them)
+        self.accept_sides = accept_sides
+        #: (direction, the player the referee named) of each of this game's first camera plays
+        self.arms: list[tuple[float, str | None]] = []
+        self._arms_of: tuple[str, ...] = ()
         self.pace = pace
         self.live = live
         self.backoff = backoff
@@ -105,6 +116,7 @@ class CameraRunner:
             self.errors.append(exc.message)
             self.report(f"camera event not recorded: {exc.message}")
             return []
+        self._note_arm(published)
         if self.after_event is not None:
             self.after_event(published["event"], getattr(self.pipe, "frame_t", None))
         self.check_letters()
@@ -128,6 +140,40 @@ class CameraRunner:
         if said:
             self._letters_said = watch
             self.report(f"camera: {said}")
+
+    def _note_arm(self, published: dict) -> None:
+        """A camera play's arm direction and the player the referee named: the sides proposed
+        from this game's first plays (`vision.seat_sides`), saved for the set-up page, and
+        used at once with `accept_sides`."""
+        from vision.seat_sides import FIRST_PLAYS, propose_sides
+
+        event = published["event"]
+        arm = (event.get("meta") or {}).get("arm")
+        players = tuple(self.table.players() or ())
+        if event.get("type") != "cards_played" or arm is None or len(players) < 2:
+            return
+        if players != self._arms_of:  # a new table: its own arms
+            self.arms, self._arms_of = [], players
+        if len(self.arms) >= FIRST_PLAYS:
+            return
+        ruling = next((o for o in published["outputs"] if o.get("kind") == "ruling"), {})
+        self.arms.append((float(arm), ruling.get("player")))
+        zone = self.pipe.watcher.zone if self.pipe is not None else (0.0, 0.0, 1.0, 1.0)
+        frame = self.pipe.latest_frame() if self.pipe is not None else None
+        aspect = frame.shape[1] / frame.shape[0] if frame is not None else 16 / 9
+        try:
+            sides = propose_sides(players, self.arms, ((zone[0] + zone[2]) / 2, (zone[1] + zone[3]) / 2), aspect)
+        except ValueError:  # the same name twice: no sides to propose
+            return
+        if sides is None:
+            return
+        proposal = {"seats": {k: list(v) for k, v in sides.items()}, "plays": len(self.arms)}
+        store = self.table.store
+        store.set_setting("seat_proposal", proposal)
+        self.table.broadcaster.publish("sides", proposal)
+        if self.accept_sides:
+            store.set_setting("seat_zones", proposal["seats"])
+            self.set_seats(sides)
 
     def _relative(self, path: str) -> str:
         """Evidence paths as the /evidence/ route serves them: relative to the evidence folder."""

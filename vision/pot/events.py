@@ -24,6 +24,7 @@ class WatchEvent:
     evidence: dict[str, str] = field(default_factory=dict)
     alternatives: list[dict[str, float]] = field(default_factory=list)
     seat: str | None = None  # the seat zone the arm came from, when seat zones are set
+    arm: float | None = None  # degrees around the pot the arm came in from (`vision.seat_sides`)
     maybe_more: list[str] = field(default_factory=list)  # cards that may lie under the play too
     maybe_less: list[str] = field(default_factory=list)  # cards of the play read half hidden: maybe not
     gone: bool = False  # a mismatch whose cards left the pot (not cards that may have been played)
@@ -64,6 +65,8 @@ class WatchEvent:
             meta["maybe_less"] = list(self.maybe_less)  # ... and "it was these without them"
         if self.seat:
             meta["seat"] = self.seat  # a hint for the operator, not a `played_by`
+        if self.arm is not None:
+            meta["arm"] = round(self.arm, 1)
         if self.evidence:
             ev["evidence"] = dict(self.evidence)
         if meta:

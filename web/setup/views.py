@@ -54,7 +54,8 @@ def page():
     return render_template("setup/page.html", state=table().view(), presets=rl.presets() or ["fr"], join=join,
                            house=list(house_presets()), source=source if is_operator() else mask_source(source),
                            zone=store.get_setting("pot_zone"), seats=store.get_setting("seat_zones") or {},
-                           letters=store.get_setting("deck_letters") or "en", letter_sets=LETTER_WORDS)
+                           letters=store.get_setting("deck_letters") or "en", letter_sets=LETTER_WORDS,
+                           proposal=_proposal(store))
 
 
 #: the deck's court letters as the set-up page offers them (`vision.letters_option`)
@@ -83,6 +84,24 @@ def deck_letters():
         message = f"the camera now reads the courts as {dict(LETTER_WORDS)[letters]}"
     current_app.extensions["masta.store"].set_setting("deck_letters", letters)
     return created({"letters": letters, "message": message})
+
+
+def _proposal(store) -> dict:
+    """The sides the camera proposes from the first plays' arms (`web.camera`), for the
+    players of the game now: `{"seats": {...}, "plays": n}`, or `{}` before there are any."""
+    got = store.get_setting("seat_proposal") or {}
+    players = set(table().players() or [])
+    seats = got.get("seats") if isinstance(got, dict) else None
+    if not isinstance(seats, dict) or not seats or set(seats) != players:
+        return {}
+    return {"seats": seats, "plays": got.get("plays", 0)}
+
+
+@bp.get("/api/seat-proposal")
+def seat_proposal():
+    """The proposed sides (`{"seats": {"Ann": [x0, y0, x1, y1], ...}, "plays": n}`, or `{}`):
+    accepted by sending them to `/setup/api/seat-zones`, moved by drawing one again."""
+    return jsonify(_proposal(current_app.extensions["masta.store"]))
 
 
 @bp.get("/rules/<name>.json")

@@ -105,6 +105,8 @@
   // fractions of the frame.
   const img = $("snap"), cv = $("zone"), ctx = cv.getContext("2d"), mode = $("zone-mode");
   let zone = JSON.parse(cv.dataset.zone || "null"), seats = JSON.parse(cv.dataset.seats || "{}"), drag = null;
+  // the sides masta proposes from where the first plays' arms came in: dashed, to accept or move
+  let proposal = JSON.parse(cv.dataset.proposal || "{}");
   const box = (z, color, label) => {
     ctx.strokeStyle = color; ctx.lineWidth = 3;
     ctx.strokeRect(z[0] * cv.width, z[1] * cv.height, (z[2] - z[0]) * cv.width, (z[3] - z[1]) * cv.height);
@@ -112,6 +114,9 @@
   };
   function draw() {
     ctx.clearRect(0, 0, cv.width, cv.height);
+    ctx.setLineDash([8, 6]);
+    for (const [name, z] of Object.entries(proposal.seats || {})) if (!seats[name]) box(z, "#c9f29b", name + "?");
+    ctx.setLineDash([]);
     for (const [name, z] of Object.entries(seats)) box(z, "#7fd8ff", name);
     if (zone) box(zone, "#ffd34d", "pot");
   }
@@ -140,6 +145,17 @@
     const r = await post("/setup/api/pot-zone", { zone });
     if (r.ok) toast("Pot zone saved");
   });
+  $("seats-accept").addEventListener("click", async () => {
+    const r = await post("/setup/api/seat-zones", { seats: Object.assign({}, proposal.seats || {}, seats) });
+    if (r.ok) { seats = r.body.seats; $("seats-clear").hidden = false; toast("The proposed sides are saved"); draw(); }
+  });
+  get("/setup/api/seat-proposal").then((p) => {
+    if (!p || !p.seats) return;
+    proposal = p; $("seats-accept").hidden = false;
+    $("proposal-status").hidden = false;
+    $("proposal-status").textContent = "Sides proposed from the arms of the first " + p.plays + " play(s).";
+    draw();
+  }).catch(() => {});
   $("seats-clear").addEventListener("click", async () => {
     const r = await post("/setup/api/seat-zones", { seats: {} });
     if (r.ok) { seats = {}; $("seats-clear").hidden = true; toast("The sides are cleared"); draw(); }
