@@ -84,7 +84,10 @@ def test_the_live_headline_says_whose_turn_and_the_next_play_then_the_last_event
     expect(page.locator("#last")).to_have_text("#5 Cy burned the pot with 10♣")
     api(base, "/manual/api/events", {"type": "cards_played", "cards": ["AS"]})
     expect(page.locator("#last")).to_contain_text("played A♠: who gets the pot?")
-    expect(page.locator("#turn")).to_have_text("Who gets the pot?")
+    # nobody named the Ace's target: the game goes on under the likeliest (issue 53), whose turn it is
+    assumed = state(base)["table"]["turn"]
+    assert assumed, "the turn is never unknown"
+    expect(page.locator("#turn")).to_have_text(f"▶ {assumed} to play")
     for p in ("Ann", "Bob"):
         seq = api(base, "/manual/api/events", {"type": "player_out", "player": p})["event"]["seq"]
         api(base, "/rulings/api/corrections", {"type": "confirm", "event": seq})

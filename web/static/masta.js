@@ -251,9 +251,14 @@ const masta = (() => {
     return kinds;
   }
 
+  let heardEnd = null;  // the game end last heard: a confirm that rules it again is not a new one
   function alertFor(msg) {
     if (!soundOn()) return;
-    const kinds = alertKinds(msg);
+    let kinds = alertKinds(msg);
+    const end = (msg.outputs || []).find((o) => o.kind === "game_over");
+    const endKey = end ? end.event + ":" + JSON.stringify(end.order || []) : null;
+    if (kinds[0] === "title" && endKey === heardEnd) kinds = kinds.slice(1);
+    if (end) heardEnd = endKey;
     if (kinds.length) beep(kinds[0]);  // one at a time: an illegal burn is heard as illegal
   }
 
