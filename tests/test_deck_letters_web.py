@@ -39,21 +39,13 @@ def test_unknown_letters_are_refused_and_nothing_changes(tmp_path, body):
 @pytest.fixture(scope="module")
 def glyph_models(tmp_path_factory):
     """The shipped detector beside a real (untrained) classifier with glyph classes."""
-    torch = pytest.importorskip("torch")
+    pytest.importorskip("torch")
     if not DETECTOR.is_file():
         pytest.skip("no shipped detector")
-    from training.models import build_model
-    from training.train_letters import export
+    from helpers_models import untrained_glyph_classifier
 
-    torch.manual_seed(0)
     folder = tmp_path_factory.mktemp("glyph-models")
-    net = build_model(len(MODEL_CLASSES))
-    for m in net.modules():  # distinct norms: an untrained net's identical ones export as shared tensors
-        if isinstance(m, torch.nn.BatchNorm2d):
-            m.running_mean.uniform_(-0.1, 0.1)
-            m.bias.data.uniform_(-0.1, 0.1)
-    torch.save({"model": net.state_dict()}, folder / "cls.pt")
-    export(folder / "cls.pt", folder / "card_index_classifier.onnx")
+    untrained_glyph_classifier(folder)
     shutil.copyfile(DETECTOR, folder / DETECTOR.name)
     return folder / DETECTOR.name
 

@@ -119,19 +119,10 @@ def test_widening_starts_each_glyph_from_the_card_it_was_read_as():
 @pytest.fixture(scope="module")
 def glyph_onnx(tmp_path_factory):
     """A real (untrained) classifier with glyph classes, exported to ONNX as training does."""
-    torch = pytest.importorskip("torch")
-    from training.models import build_model
-    from training.train_letters import export
+    pytest.importorskip("torch")
+    from helpers_models import untrained_glyph_classifier
 
-    torch.manual_seed(0)
-    folder = tmp_path_factory.mktemp("glyph")
-    net = build_model(len(MODEL_CLASSES))
-    for m in net.modules():  # distinct norms: an untrained net's identical ones export as shared tensors
-        if isinstance(m, torch.nn.BatchNorm2d):
-            m.running_mean.uniform_(-0.1, 0.1)
-            m.bias.data.uniform_(-0.1, 0.1)
-    torch.save({"model": net.state_dict()}, folder / "cls.pt")
-    return export(folder / "cls.pt", folder / "card_index_classifier.onnx")
+    return untrained_glyph_classifier(tmp_path_factory.mktemp("glyph"))
 
 
 def test_the_classifier_folds_glyph_classes_into_the_card_classes(glyph_onnx):
