@@ -95,7 +95,7 @@ def test_seat_zones_of_any_names_reach_the_zone_editor_intact(seats_client, name
     assert post(c, "/setup/api/seat-zones", {"seats": seats}).status_code == 201
     assert post(c, "/setup/api/pot-zone", {"zone": [0.2, 0.2, 0.8, 0.8]}).status_code == 201
     a = canvas_attrs(c)
-    assert set(a) == {"id", "data-zone", "data-seats"}
+    assert set(a) == {"id", "data-zone", "data-seats", "data-proposal"}
     assert json.loads(a["data-seats"]) == {clean_name(n): z for n, z in seats.items()}
     assert json.loads(a["data-zone"]) == [0.2, 0.2, 0.8, 0.8]
 

@@ -75,8 +75,7 @@ class PotWatcher:
             for ev in watcher.feed(frame.image, frame.t, frame.index, detector.detect):
                 ...
 
-    `priors_fn` (optional) is called at each decision and returns `Priors` from the referee.
-    Thread-safety: `set_zone`/`zone` may be called from another thread (the web page)."""
+    `priors_fn` (optional): the referee's `Priors` at each decision. `set_zone` is thread-safe."""
 
     def __init__(self, config: WatcherConfig | None = None, zone: Zone | None = None,
                  priors_fn: Callable[[], Priors] | None = None, seats: dict[str, Zone] | None = None):
@@ -408,7 +407,7 @@ class PotWatcher:
         if self._seat_motion:
             seat, n = self._seat_motion.most_common(1)[0]
             ev.seat = seat if n >= 4 else None
-        ev.arm = self._arm.direction(self.zone)
+        ev.arm = self._arm.direction(self.zone)  # with or without seat zones: `vision.seat_sides`
         if self.cfg.evidence_dir is not None:
             try:
                 ev.evidence = self._save_evidence(ev, prev, obs, image)
