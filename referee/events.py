@@ -8,8 +8,8 @@ point of the game is checked by `referee.table.TableReferee`.
 
 Every event is a plain dict so it can travel as JSON unchanged:
 `{"seq": 1, "t": 1700000000.0, "type": "setup", "source": "operator", ...}`.
-Two extra keys are allowed on any event and kept as they are: `meta` (anything the producer
-wants to keep) and `evidence` (for example `{"before": path, "after": path}`).
+Two extra keys are allowed on any event and kept as they are, each a JSON object: `meta`
+(anything the producer wants to keep) and `evidence` (for example `{"before": path, "after": path}`).
 """
 from __future__ import annotations
 
@@ -253,7 +253,10 @@ def validate_event(raw: Any, *, seq: int | None = None, now: float | None = None
         if key in raw and raw[key] is not None:
             out[key] = _checked(check, raw[key], key, etype, out["seq"])
     for key in ("meta", "evidence"):
-        if key in raw:
+        if key in raw and raw[key] is not None:
+            if not isinstance(raw[key], dict):
+                raise EventError(f"{etype} event {out['seq']}: `{key}` must be a JSON object "
+                                 f"({{...}}), got {type(raw[key]).__name__}", seq=out["seq"])
             out[key] = raw[key]
     if etype == "setup" and out["dealer"] not in out["players"]:
         raise EventError(f"setup event {out['seq']}: dealer {out['dealer']!r} is not one of the "

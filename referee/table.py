@@ -42,7 +42,7 @@ from typing import Any
 
 from referee import pile as pilelib
 from referee.assume import CHANGED, OPEN, Assumption, card_words
-from referee.cards import JOKER, RANKS, rank_of
+from referee.cards import JOKER, RANKS, build_deck, rank_of
 from referee.evening import EveningBook, GameResult, titles_for
 from referee.events import EventError, taken_after_end, validate_event
 from referee.ledger import Ledger
@@ -163,10 +163,31 @@ def _outranks(new: dict, old: dict) -> bool:
     return new.get("source") != "camera" or old.get("source") == "camera"
 
 
+def _meta(ev: dict) -> dict:
+    """An event's `meta`, or an empty one: a log written by hand may carry anything there."""
+    meta = ev.get("meta")
+    return meta if isinstance(meta, dict) else {}
+
+
+def _listed(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _is_card(value: Any) -> bool:
+    return isinstance(value, str) and value in _CARD_IDS
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
+
+
+_CARD_IDS = frozenset(build_deck(1, 1))
+
+
 def is_camera_mismatch(ev: dict) -> bool:
     """A note the camera left where something landed that it could not read as a play
     (`meta.mismatch`): a `correct` event may name its cards, and it then counts as that play."""
-    return ev.get("type") == "note" and bool((ev.get("meta") or {}).get("mismatch"))
+    return ev.get("type") == "note" and bool(_meta(ev).get("mismatch"))
 
 
 def _in_play_order(log: list[dict], voided: set[int]) -> list[dict]:
@@ -575,7 +596,7 @@ class TableReferee:
     @staticmethod
     def _hint(g: Game, ev: dict) -> str | None:
         """The side the camera saw the arm (or the pot) go to: a player still in, or None."""
-        seat = (ev.get("meta") or {}).get("seat")
+        seat = _meta(ev).get("seat")
         return seat if isinstance(seat, str) and seat in g.seats and not g.seats[seat].out else None
 
     def _assume(self, g: Game, kind: str, seq: int, value: str, by: str, options: list[str],
@@ -687,16 +708,16 @@ class TableReferee:
         there is one candidate (all its cards); the rules' allowed ranks first, then the
         surest read (`meta.reads`: each card's votes), then the order read. Cards that left
         the pot (`gone`) are no play; a person's `missed` play named after it replaces it."""
-        meta, seq = ev.get("meta") or {}, ev["seq"]
+        meta, seq = _meta(ev), ev["seq"]
         if not meta.get("mismatch") or meta.get("gone") or g.over:
             return None
         if any(e["type"] == "missed" and e.get("event") == seq and e["seq"] not in self._voided
                for e in self.log):
             return None
-        cards = [c for c in meta.get("cards") or [] if isinstance(c, str)]
+        cards = [c for c in _listed(meta.get("cards")) if _is_card(c)]
         if not cards:
             return None
-        reads = meta.get("reads") or []
+        reads = _listed(meta.get("reads"))
         groups: dict[str, list[str]] = {}
         sure: dict[str, float] = {}
         for i, c in enumerate(cards):
@@ -704,7 +725,8 @@ class TableReferee:
             r = rank_of(c)
             if c not in groups.setdefault(r, []):
                 groups[r].append(c)
-            sure[r] = max(sure.get(r, 0.0), float(votes.get(c, 0.0) or 0.0))
+            vote = votes.get(c)
+            sure[r] = max(sure.get(r, 0.0), float(vote) if _is_number(vote) else 0.0)
         pile = g.pile
         order = sorted(groups, key=lambda r: (not pilelib.fits(g.preset, pile, r), -sure[r],
                                               cards.index(groups[r][0])))

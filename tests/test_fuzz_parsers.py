@@ -10,7 +10,7 @@ import math
 import os
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from helpers_web import OPERATOR_ROUTES, game_over_app, snapshot
 from test_web import OP
@@ -167,8 +167,13 @@ def mangled_log(draw) -> list[str]:
     return lines
 
 
+_SETUP_LINE = json.dumps({"seq": 1, "t": 1.0, "type": "setup", "source": "operator", "players": ["Ann", "Bob", "Cy"],
+                          "dealer": "Ann", "preset": "fr", "game": 1})
+
+
 @FAST(300)
 @given(lines=mangled_log())
+@example(lines=[_SETUP_LINE, json.dumps({"seq": 2, "t": 2.0, "type": "cards_played", "cards": ["3C"], "meta": 1})])
 def test_an_event_log_parses_or_names_the_bad_line(lines):
     try:
         events = parse_lines(lines)
@@ -185,6 +190,33 @@ def test_an_event_log_parses_or_names_the_bad_line(lines):
             ref.apply(dict(ev))
         except ValueError:
             break
+
+
+meta_value = st.one_of(junk, st.lists(junk, max_size=3), st.dictionaries(st.text(max_size=3), junk, max_size=2))
+
+
+@FAST(200)
+@given(meta=st.dictionaries(st.sampled_from(["seat", "mismatch", "cards", "reads", "gone", "arm", "by", "event"]),
+                            meta_value, max_size=5),
+       kind=st.sampled_from(["cards_played", "note"]))
+@example(meta={"mismatch": True, "cards": ["3C", 5, "ZZ"], "reads": "x"}, kind="note")
+@example(meta={"mismatch": True, "cards": ["3C"], "reads": [{"3C": "sure"}]}, kind="note")
+@example(meta={"seat": ["Bob"]}, kind="cards_played")
+def test_whatever_a_hand_written_meta_holds_the_referee_rules_or_refuses_cleanly(meta, kind):
+    from referee.table import TableReferee
+    ref = TableReferee()
+    ref.apply({"type": "setup", "players": ["Ann", "Bob", "Cy"], "dealer": "Ann", "preset": "fr", "game": 1})
+    ev = {"type": kind, "meta": meta, **({"cards": ["3C"]} if kind == "cards_played" else {"text": "a note"})}
+    try:
+        ref.apply(ev)
+    except ValueError as exc:
+        assert str(exc)
+    assert ref.log and ref.log[0]["type"] == "setup"
+
+
+def test_a_meta_that_is_not_an_object_is_refused_with_what_to_do():
+    with pytest.raises(EventError, match="`meta` must be a JSON object"):
+        validate_event({"type": "cards_played", "cards": ["3C"], "meta": 1}, seq=1, now=0.0)
 
 
 @FAST()
