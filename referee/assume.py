@@ -16,7 +16,8 @@ SUITS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 
 #: how each kind of assumption is answered: the event type a person sends (with `event`)
 ANSWERS = {"target": "target", "picked_up": "picked_up", "player": "played_by",
-           "starter": "played_by", "cards": "correct", "out": "confirm", "counts": "counts"}
+           "starter": "played_by", "cards": "correct", "out": "confirm", "counts": "counts",
+           "end": "game_end"}
 OPEN, SEEN, CHANGED = "open", "seen", "changed"
 
 
@@ -29,7 +30,7 @@ def card_words(cards: list[str]) -> str:
 class Assumption:
     """One fact the referee went on without being told."""
 
-    kind: str            # target | picked_up | player | starter | cards | out | counts
+    kind: str            # target | picked_up | player | starter | cards | out | counts | end
     event: int           # the event it is about (the Ace, the pot going, the play)
     value: str           # the player assumed
     by: str              # "camera" (its side or its reads), "rules", or "claim" (what was said)
@@ -84,6 +85,8 @@ class Assumption:
             return f"What was played {self.about}?"
         if self.kind == "out":
             return f"Is {self.value} out? {self.detail}"
+        if self.kind == "end":
+            return f"Who was left holding cards at the end (the Shithead)? {self.detail}"
         if self.kind == "counts":
             return f"Did {self.value} play {self.about}? {self.detail}"
         return f"Who played {self.about}?"

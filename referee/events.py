@@ -161,6 +161,12 @@ EVENT_SPECS: dict[str, EventSpec] = {s.type: s for s in (
     EventSpec("picked_up", {"player": _name}, {"event": _pos_int},
               doc="a player took the pot (at pot_cleared `event`, or now)"),
     EventSpec("player_out", {"player": _name}, doc="a player has no cards left"),
+    EventSpec("game_end", {}, {"player": _name, "event": _pos_int},
+              doc="the game is over though the counts did not end it (a recorded game's video "
+                  "ended, or a person says so): whoever is still in is placed by the order they "
+                  "stopped playing, the one left holding cards last; `player` names that one "
+                  "(the Shithead) where a person knows, and with `event` answers an earlier "
+                  "game_end's question"),
     EventSpec("correct", {"event": _pos_int, "cards": _cards},
               doc="the camera misread event `event` (a play, or a camera mismatch note: cards it "
                   "saw land but could not read, then ruled as that play in place); these are the "
@@ -188,7 +194,7 @@ EVENT_SPECS: dict[str, EventSpec] = {s.type: s for s in (
 #: Events that belong to the play of one game: refused once that game has ended, except a fix
 #: naming one of its events and what the camera sees (`taken_after_end`).
 PLAY_TYPES = frozenset({"cards_played", "pot_cleared", "played_by", "target", "picked_up",
-                        "player_out", "counts", "confirm"})
+                        "player_out", "counts", "confirm", "game_end"})
 
 
 def taken_after_end(ev: dict) -> bool:

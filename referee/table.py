@@ -50,7 +50,8 @@ from referee.rules import Preset, load_preset
 from referee.ruling import ILLEGAL, PENALTY, Reason, Ruling
 
 #: Events whose meaning refers back to an earlier event.
-ANNOTATIONS = frozenset({"played_by", "target", "picked_up", "correct", "void", "confirm"})
+ANNOTATIONS = frozenset({"played_by", "target", "picked_up", "correct", "void", "confirm",
+                         "game_end"})
 
 
 @dataclass
@@ -133,6 +134,7 @@ class Game:
     starter_open: bool = False     # nobody said who starts: the first play tells (or is assumed)
     ace_by: str | None = None      # who played the play waiting for its target
     asked: list[str] = field(default_factory=list)  # questions shown first, in order
+    last_by: dict[str, int] = field(default_factory=dict)  # each player's latest play (seq)
 
     @property
     def pile(self) -> list[str]:
@@ -459,7 +461,7 @@ class TableReferee:
         target = self.log[ref - 1]
         want = {"played_by": ("cards_played",), "target": ("cards_played",),
                 "correct": ("cards_played",), "picked_up": ("pot_cleared",),
-                "confirm": ("player_out", "cards_played"),
+                "confirm": ("player_out", "cards_played"), "game_end": ("game_end",),
                 "void": tuple(k for k in ("cards_played", "missed", "pot_cleared", "played_by", "target",
                                           "picked_up", "player_out", "correct", "void",
                                           "counts", "confirm", "note", "duty", "order",
@@ -485,6 +487,8 @@ class TableReferee:
         t, g = ev["type"], self.game
         if t in ("correct", "missed", "void", "confirm", "played_by"):
             return True
+        if t == "game_end":  # naming who was left at an end already placed: replayed
+            return "event" in ev
         if t == "target":  # a pot that went already: replayed with its taker named
             return g is None or ev["event"] != g.awaiting_target or g.pending_clear is not None
         if t == "picked_up":  # naming who took a pot that went already: replayed in place
@@ -544,6 +548,8 @@ class TableReferee:
             return self._cleared(g, ev) + self._phase_changes(g, before, seq)
         if t == "player_out":
             return self._player_out(g, ev)
+        if t == "game_end":
+            return [] if "event" in ev else self._game_end(g, ev)
         if t == "counts":
             return self._counts(g, ev)
         if t == "target":
@@ -872,6 +878,7 @@ class TableReferee:
                 out.extend(self._unattributed_effects(g, ruling, cards, seq))
             return out
         self._drop_prompts(g, "who_starts")
+        g.last_by[player] = seq
         self._take_from(g, seat, len(cards), seq, out, confirmed)
         if ruling.verdict == "illegal":
             g.pot.extend(PotCard(c, seq, player, False) for c in cards)
@@ -1262,6 +1269,46 @@ class TableReferee:
         if not any(q is p for q in g.prompts):  # `_set_out` drops the player's checks: not this one
             g.prompts.append(p)
         return [p] + out
+
+    def _game_end(self, g: Game, ev: dict) -> list[dict]:
+        """The game is over and the counts still hold players in (a play or a card the camera
+        missed): each is out where they stopped playing, in that order, and the one left
+        holding cards is the Shithead: the one a person names, else the one the counts say
+        holds the most, assumed and asked (one tap names another)."""
+        seq = ev["seq"]
+        if g.over:
+            return [{"kind": "info", "event": seq, "text": f"game {g.number} is already over"}]
+        rest = g.active()
+        if not g.started or not rest:
+            return [{"kind": "info", "event": seq,
+                     "text": f"game {g.number} ends before any play: nobody is placed"}]
+        ann = self._annotation("game_end", seq)
+        named = (ann or ev).get("player")
+        if ann is not None:
+            self._consumed.add(ann["seq"])
+        holding = sorted(rest, key=lambda p: (-g.seats[p].total, -g.last_by.get(p, 0)))
+        last = named if named in rest else holding[0]
+        if named not in rest:
+            a = self._assume(g, "end", seq, last, "rules", holding, f"#{seq}",
+                             detail=f"The counts say {self._holding_words(g, holding)}.",
+                             offers=[{"label": p, "send": {"type": "game_end", "event": seq,
+                                                           "player": p}} for p in holding])
+            a.ripe = True  # nothing more will come to settle it
+            last = a.value
+        out: list[dict] = [{"kind": "info", "event": seq,
+                            "text": f"game {g.number} is over: still in by the counts "
+                                    f"{', '.join(rest)}; {last} is left holding cards"}]
+        for p in sorted((p for p in rest if p != last), key=lambda p: g.last_by.get(p, 0)):
+            if not g.over:
+                out.extend(self._set_out(g, p, g.last_by.get(p, seq)))
+        if not g.over:  # `last` alone can't end it when the others all went out on specials
+            out.extend(self._set_out(g, last, seq))
+        g.end_seq = seq
+        return out
+
+    @staticmethod
+    def _holding_words(g: Game, players: list[str]) -> str:
+        return ", ".join(f"{p} {g.seats[p].total} card(s)" for p in players)
 
     def _counts(self, g: Game, ev: dict) -> list[dict]:
         out: list[dict] = []

@@ -231,3 +231,30 @@ def test_disk_full_when_saving_evidence(tmp_path, monkeypatch):
         assert not t.said("failed")
     finally:
         t.runner.stop()
+
+
+@pytest.mark.parametrize("stock", [0, None], ids=["last-stage", "stock-left"])
+def test_a_recorded_game_read_to_its_end_is_placed_where_the_counts_did_not_end_it(tmp_path, stock):
+    """The file ends in the game's last stage with everyone still in by the counts (cards the
+    camera missed): the game is over all the same, placed by who stopped playing when, the
+    one left holding cards assumed and asked. A video of part of a game (stock left) is not."""
+    t = Table(tmp_path, live=False, pace=False)
+    if stock is not None:
+        assert post(t.client, "/manual/api/events", {"type": "counts", "stock": stock}).status_code == 201
+    path = write_video(tmp_path / "game.avi", game_scene(CARDS)[0].frames)
+    t.runner.start(str(path))
+    try:
+        assert wait_for(lambda: not t.runner._threads[0].is_alive(), 30)
+        assert t.camera_cards() == CARDS
+        ends = [e for e in t.log() if e["type"] == "game_end"]
+        table = t.client.get("/live/state.json").json["table"]
+        if stock is None:
+            assert not ends and not table["over"]
+            return
+        assert [e["source"] for e in ends] == ["camera"] and table["over"]
+        # five plays from Ann (left of the dealer) round: Ann and Bob played twice, Cy once and
+        # so holds the most; Ann stopped playing before Bob
+        assert table["finishing_order"] == ["Ann", "Bob", "Cy"]
+        assert table["question"]["kind"] == "end" and table["titles_assumed"] >= 1
+    finally:
+        t.runner.stop()

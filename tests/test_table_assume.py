@@ -328,3 +328,51 @@ def test_a_plain_pick_up_the_next_play_contradicts_is_re_ruled():
     ref2, _ = table(play("9D", side="Ann"), CLEAR, play("5H", side="Cy"))
     assert who(ref2) == ["Ann", "Cy"] and [p["hand"] for p in ref2.view()["players"]] == [3, 4, 3]
     assert ref2.view()["questions"] == []
+
+
+def _end_stage(*more):
+    """Stock gone, the counts off by a card or two each (plays the camera missed)."""
+    return table({"type": "counts", "stock": 0},
+                 {"type": "counts", "player": "Ann", "hand": 0, "face_up": 0, "face_down": 3},
+                 {"type": "counts", "player": "Bob", "hand": 5, "face_up": 0, "face_down": 0},
+                 {"type": "counts", "player": "Cy", "hand": 0, "face_up": 0, "face_down": 2},
+                 play("4C", side="Ann"), play("5C", side="Bob"), play("6C", side="Cy"),
+                 play("7C", side="Ann"), play("9C", side="Bob"), *more)
+
+
+def test_a_game_the_counts_did_not_end_is_placed_by_who_stopped_playing_when_it_ends():
+    ref, outs = _end_stage({"type": "game_end", "source": "camera"})
+    v = ref.view()
+    assert v["over"] and v["finishing_order"] == ["Cy", "Ann", "Bob"]
+    assert v["titles"]["Bob"] == "SHITHEAD" and v["titles"]["Cy"] == "MASTA"
+    end = [a for a in v["assumptions"] if a["kind"] == "end"]
+    assert len(end) == 1 and end[0]["value"] == "Bob" and end[0]["status"] == "open"
+    assert end[0]["text"].startswith("Who was left holding cards at the end (the Shithead)?")
+    assert [o["label"] for o in end[0]["offers"]] == ["Bob", "Ann", "Cy"]  # the most cards first
+    assert v["question"]["key"] == end[0]["key"] and v["titles_assumed"] >= 1
+
+
+def test_one_tap_names_who_was_left_and_the_end_is_placed_again():
+    ref, _ = _end_stage({"type": "game_end", "source": "camera"})
+    end = next(a for a in ref.view()["assumptions"] if a["kind"] == "end")
+    ref.apply(next(o["send"] for o in end["offers"] if o["label"] == "Ann"))
+    v = ref.view()
+    assert v["finishing_order"] == ["Cy", "Bob", "Ann"] and v["titles"]["Ann"] == "SHITHEAD"
+    assert not [a for a in v["assumptions"] if a["kind"] == "end"] and v["question"] is None
+
+
+def test_a_person_who_says_who_was_left_ends_the_game_with_nothing_assumed():
+    ref, _ = _end_stage({"type": "game_end", "player": "Cy"})
+    v = ref.view()
+    assert v["finishing_order"] == ["Ann", "Bob", "Cy"] and v["titles"]["Cy"] == "SHITHEAD"
+    assert not [a for a in v["assumptions"] if a["kind"] == "end"]
+
+
+def test_a_game_already_over_or_not_begun_is_not_ended_again():
+    import pytest
+    from referee.events import EventError
+    ref, outs = table({"type": "game_end"})
+    assert not ref.view()["over"] and "before any play" in outs[-1][0]["text"]
+    ref, _ = _end_stage({"type": "game_end"})
+    with pytest.raises(EventError, match="ended at event"):
+        ref.apply({"type": "game_end"})

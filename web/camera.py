@@ -61,6 +61,7 @@ class CameraRunner:
         #: `after_event(event, video_t)`: told of each event the camera recorded, with the
         #: source's time of the frame it was decided on (the demo's scripted operator)
         self.after_event = after_event
+        self.last_kind: str | None = None  # the source's latest status (`ended`: a file read through)
         self.frames = frames
         self.detector = detector
         self.zone = zone
@@ -195,6 +196,7 @@ class CameraRunner:
         from vision.source import open_source
 
         def on_status(st) -> None:
+            self.last_kind = st.kind
             self.report(f"camera {st.kind}: {st.message}")
 
         if hasattr(source, "frames"):  # an opened vision.source.FrameSource (tests, embedding)
@@ -226,6 +228,8 @@ class CameraRunner:
         said = None
         try:
             pipe.run(stop)
+            if not stop.is_set() and self.last_kind == "ended":
+                self._recording_ended()
             if not stop.is_set():  # keep the source's own word for why (ended, truncated, gave up)
                 last = self.frames.status if self.frames.status.startswith("camera ") else f"camera {self.source}: ended"
                 said = f"{last}; the camera stopped: enter plays on the manual entry page"
@@ -237,6 +241,19 @@ class CameraRunner:
                 self.frames.running = False
             if said:  # said once stopped: a page then shows the camera off
                 self.report(said)
+
+    def _recording_ended(self) -> None:
+        """A recorded game's video read to its end in the game's last stage (the stock drawn):
+        the game it shows is over. Where the counts
+        have not ended it (a card the camera missed), the referee places whoever is still in
+        by the order they stopped playing, assumed (`referee.table`, game_end)."""
+        view = self.table.view().get("table") or {}
+        if view.get("over") or not view.get("latest_ruling") or view.get("stock") != 0:
+            return  # no game, no play yet, the counts ended it, or a video of part of a game
+        try:
+            self.table.submit({"type": "game_end"}, source="camera")
+        except ApiError as exc:
+            self.errors.append(exc.message)
 
     def _snapshots(self, pipe: Any, stop: threading.Event, fps: float = 8.0) -> None:
         while not stop.wait(1.0 / fps):

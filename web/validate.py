@@ -19,7 +19,8 @@ from referee.table import is_camera_mismatch
 from .errors import ApiError
 
 TABLE_TYPES = ("setup", "cards_played", "pot_cleared", "played_by", "target", "picked_up",
-               "player_out", "correct", "missed", "void", "note", "counts", "confirm", "duty", "order")
+               "player_out", "correct", "missed", "void", "note", "counts", "confirm", "duty", "order",
+               "game_end")
 PLAYER_TYPES = ("played_by", "target", "picked_up", "player_out")
 MAX_PLAYERS = 12
 
@@ -241,13 +242,23 @@ def normalise(raw: Any, *, log: list[dict], players: list[str] | None, presets: 
         elif kind != "player_out" and raw.get("event") not in (None, ""):
             ev["event"] = _event_ref(raw["event"], log)
         return ev
-    if kind == "counts":
-        ev["player"] = _player(raw.get("player"), players)
+    if kind == "game_end":  # optionally who was left holding cards; with `event`, the answer
+        if raw.get("player") not in (None, ""):  # to an earlier game_end's question
+            ev["player"] = _player(raw["player"], players)
+        if raw.get("event") not in (None, ""):
+            ev["event"] = _event_ref(raw["event"], log, ("game_end",))
+        return ev
+    if kind == "counts":  # a player's cards, and/or the stock left
+        if raw.get("stock") not in (None, ""):
+            ev["stock"] = _whole(raw["stock"], "stock")
+        if raw.get("player") not in (None, "") or "stock" not in ev:
+            ev["player"] = _player(raw.get("player"), players)
         for key in ("hand", "face_up", "face_down"):
             if raw.get(key) not in (None, ""):
                 ev[key] = _whole(raw[key], key)
-        if len(ev) == 2:
-            raise bad("counts needs at least one of hand, face_up, face_down")
+        if "player" in ev and not any(k in ev for k in ("hand", "face_up", "face_down")):
+            raise bad("counts needs at least one of hand, face_up, face_down (with player) "
+                      "or stock")
         return ev
     if kind == "confirm":
         ev["event"] = _event_ref(raw.get("event"), log)

@@ -17,7 +17,7 @@ bp = Blueprint("rulings", __name__, template_folder="templates",
                static_folder="static", static_url_path="/rulings/static")
 
 CORRECTIONS = ("correct", "missed", "played_by", "target", "picked_up", "player_out", "void", "note",
-               "confirm", "counts")
+               "confirm", "counts", "game_end")
 
 
 @bp.get("/rulings/")
