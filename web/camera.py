@@ -151,7 +151,8 @@ class CameraRunner:
         event = published["event"]
         arm = (event.get("meta") or {}).get("arm")
         players = tuple(self.table.players() or ())
-        if event.get("type") != "cards_played" or arm is None or len(players) < 2:
+        ruled = any(o.get("kind") == "ruling" for o in published["outputs"])  # a mismatch ruled as a play too
+        if event.get("type") not in ("cards_played", "note") or not ruled or arm is None or len(players) < 2:
             return
         if players != self._arms_of:  # a new table: its own arms
             self.arms, self._arms_of = [], players
