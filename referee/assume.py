@@ -97,6 +97,9 @@ class Assumption:
                "claim": "the table said so"}.get(self.by, self.by)
         if self.kind == "cards":
             why = "the camera's surest read that the rules allow"
+        if self.kind == "end":
+            why = ("the counts say they hold the most" if self.by == "rules" else
+                   "the camera saw the last out play against them at the end")
         labels = [o["label"] for o in self.offers] if self.offers else list(self.options)
         return {"key": self.key, "kind": self.kind, "event": self.event, "value": self.value,
                 "by": self.by, "why": why, "options": list(self.options), "status": self.status,

@@ -52,6 +52,13 @@ from referee.ruling import ILLEGAL, PENALTY, Reason, Ruling
 #: Events whose meaning refers back to an earlier event.
 ANNOTATIONS = frozenset({"played_by", "target", "picked_up", "correct", "void", "confirm",
                          "game_end"})
+#: an out the counts made is undone when at least this many of the camera's plays after it,
+#: and this share of them, came from that player's side: the counts missed cards (a misread
+#: hint now and then does not reach it)
+UNCOUNTED_PLAYS, UNCOUNTED_SHARE = 3, 0.3
+#: at a game's end, the one holding this many cards more than anyone else still in is the one
+#: left; closer than that the counts are not trusted over who played last (see `_game_end`)
+CLEAR_LEAD = 4
 
 
 @dataclass
@@ -135,6 +142,8 @@ class Game:
     ace_by: str | None = None      # who played the play waiting for its target
     asked: list[str] = field(default_factory=list)  # questions shown first, in order
     last_by: dict[str, int] = field(default_factory=dict)  # each player's latest play (seq)
+    counted_out: dict[str, int] = field(default_factory=dict)  # out by the counts, at seq
+    uncounted: set[str] = field(default_factory=set)  # seen playing after the counts' out
 
     @property
     def pile(self) -> list[str]:
@@ -504,6 +513,8 @@ class TableReferee:
                 a.ripe = True
         out = self._step_event(ev)
         g = self.game
+        if g is not None and g.counted_out and ev.get("source") == "camera":
+            self._counts_contradicted(g, ev["seq"])
         if g is not None and not g.over:  # the question the page shows now: asked once shown
             q = self._question(g)
             if q is not None and q.key not in g.asked:
@@ -1109,9 +1120,32 @@ class TableReferee:
 
     def _maybe_out(self, g: Game, player: str, seq: int, special: bool = False) -> list[dict]:
         seat = g.seats[player]
-        if seat.out or seat.total > 0 or g.stock > 0:
+        if seat.out or seat.total > 0 or g.stock > 0 or player in g.uncounted:
             return []
+        d = self._derived.get(f"uncounted:{player}")
+        if d is not None and seq >= d[0]:
+            g.uncounted.add(player)
+            return [{"kind": "info", "event": seq, "player": player,
+                     "text": f"{player} has no card left by the counts, but the camera saw "
+                             f"{player} play on (from event {d[1]}): still in, the counts "
+                             f"missed cards; out when the game ends or a person says so"}]
+        g.counted_out[player] = seq
         return self._set_out(g, player, seq, special)
+
+    def _counts_contradicted(self, g: Game, seq: int) -> None:
+        """A player the counts put out whose side the camera keeps seeing plays from: the
+        counts missed cards. Remembered, and the game replayed with them still in."""
+        for player, out_seq in g.counted_out.items():
+            key = f"uncounted:{player}"
+            if key in self._derived or seq <= out_seq:
+                continue
+            after = [e for e in self.log[out_seq:seq] if e.get("source") == "camera"
+                     and e["type"] in ("cards_played", "note") and e["seq"] not in self._voided
+                     and (e["type"] == "cards_played" or is_camera_mismatch(e))]
+            side = sum(_meta(e).get("seat") == player for e in after)
+            if side >= UNCOUNTED_PLAYS and side >= UNCOUNTED_SHARE * len(after):
+                self._derived[key] = (out_seq, seq)
+                self._redo = True
 
     def _set_out(self, g: Game, player: str, seq: int, special: bool = False) -> list[dict]:
         """`player` has no cards left.  Where the preset forbids finishing on a special
@@ -1287,12 +1321,18 @@ class TableReferee:
         if ann is not None:
             self._consumed.add(ann["seq"])
         holding = sorted(rest, key=lambda p: (-g.seats[p].total, -g.last_by.get(p, 0)))
-        last = named if named in rest else holding[0]
+        by_last = sorted(rest, key=lambda p: g.last_by.get(p, 0))
+        # the one holding clearly the most; else the one the last out played against at the
+        # end: the last play is the last out's, and the one left played just before
+        lead = len(rest) < 2 or g.seats[holding[0]].total >= g.seats[holding[1]].total + CLEAR_LEAD
+        likely = holding[0] if lead else by_last[-2]
+        last = named if named in rest else likely
         if named not in rest:
-            a = self._assume(g, "end", seq, last, "rules", holding, f"#{seq}",
+            options = [likely] + [p for p in holding if p != likely]
+            a = self._assume(g, "end", seq, last, "rules" if lead else "camera", options, f"#{seq}",
                              detail=f"The counts say {self._holding_words(g, holding)}.",
                              offers=[{"label": p, "send": {"type": "game_end", "event": seq,
-                                                           "player": p}} for p in holding])
+                                                           "player": p}} for p in options])
             a.ripe = True  # nothing more will come to settle it
             last = a.value
         out: list[dict] = [{"kind": "info", "event": seq,

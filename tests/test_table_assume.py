@@ -330,11 +330,11 @@ def test_a_plain_pick_up_the_next_play_contradicts_is_re_ruled():
     assert ref2.view()["questions"] == []
 
 
-def _end_stage(*more):
+def _end_stage(*more, bob=9):
     """Stock gone, the counts off by a card or two each (plays the camera missed)."""
     return table({"type": "counts", "stock": 0},
                  {"type": "counts", "player": "Ann", "hand": 0, "face_up": 0, "face_down": 3},
-                 {"type": "counts", "player": "Bob", "hand": 5, "face_up": 0, "face_down": 0},
+                 {"type": "counts", "player": "Bob", "hand": bob, "face_up": 0, "face_down": 0},
                  {"type": "counts", "player": "Cy", "hand": 0, "face_up": 0, "face_down": 2},
                  play("4C", side="Ann"), play("5C", side="Bob"), play("6C", side="Cy"),
                  play("7C", side="Ann"), play("9C", side="Bob"), *more)
@@ -350,6 +350,14 @@ def test_a_game_the_counts_did_not_end_is_placed_by_who_stopped_playing_when_it_
     assert end[0]["text"].startswith("Who was left holding cards at the end (the Shithead)?")
     assert [o["label"] for o in end[0]["offers"]] == ["Bob", "Ann", "Cy"]  # the most cards first
     assert v["question"]["key"] == end[0]["key"] and v["titles_assumed"] >= 1
+
+
+def test_without_a_clear_lead_in_the_counts_the_one_left_is_who_the_last_out_played_against():
+    ref, _ = _end_stage({"type": "game_end", "source": "camera"}, bob=5)  # Bob 3, Ann 1, Cy 1
+    v = ref.view()  # Bob played last (out last); Ann played just before him: left holding
+    assert v["finishing_order"] == ["Cy", "Bob", "Ann"] and v["titles"]["Ann"] == "SHITHEAD"
+    end = next(a for a in v["assumptions"] if a["kind"] == "end")
+    assert end["options"][0] == "Ann" and "last out play against them" in end["why"]
 
 
 def test_one_tap_names_who_was_left_and_the_end_is_placed_again():
@@ -376,3 +384,23 @@ def test_a_game_already_over_or_not_begun_is_not_ended_again():
     ref, _ = _end_stage({"type": "game_end"})
     with pytest.raises(EventError, match="ended at event"):
         ref.apply({"type": "game_end"})
+
+
+def test_a_player_the_counts_put_out_whose_side_plays_on_is_still_in():
+    ref, outs = table({"type": "counts", "stock": 0},
+                      {"type": "counts", "player": "Ann", "hand": 0, "face_up": 0, "face_down": 1},
+                      play("4C", side="Ann"))
+    assert ref.view()["players"][0]["out"]  # her last card by the counts (one was missed)
+    for card, side in [("5C", "Bob"), ("6C", "Ann"), ("7C", "Cy"), ("9C", "Ann")]:
+        ref.apply(play(card, side=side))
+    assert ref.view()["players"][0]["out"]  # two plays from her side: a misread side or two
+    ref.apply(play("JC", side="Bob"))
+    ref.apply(play("QC", side="Ann"))  # a third: the counts missed her cards
+    v = ref.view()
+    assert not v["players"][0]["out"] and v["finishing_order"] == []
+    assert who(ref) == ["Ann", "Bob", "Ann", "Cy", "Ann", "Bob", "Ann"]
+    said = [o for out in ref.outputs.values() for o in out if o.get("kind") == "info" and o.get("player") == "Ann"]
+    assert said and "still in, the counts missed cards" in said[-1]["text"]
+    # and the end places her where she stopped playing
+    ref.apply({"type": "game_end"})
+    assert ref.view()["over"] and "Ann" in ref.view()["finishing_order"]
