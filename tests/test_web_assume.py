@@ -117,3 +117,28 @@ def test_a_claimed_out_the_counts_disagree_with_goes_on_and_one_tap_takes_it_bac
     assert r.status_code == 201
     s = c.get("/live/state.json").json["table"]
     assert [p["out"] for p in s["players"]] == [False, False, False] and s["prompts"] == []
+
+
+def test_the_operator_ends_a_game_the_counts_did_not_and_the_end_question_takes_one_tap(tmp_path):
+    app = make_app(tmp_path)
+    table = app.extensions["masta.table"]
+    c = app.test_client()
+    op = {"X-Masta-Token": TOKEN}
+    table.submit({"type": "setup", "players": ["Ann", "Bob", "Cy"], "dealer": "Cy"}, source="operator")
+    assert post(c, "/manual/api/events", {"type": "counts", "stock": 0}, headers=op).status_code == 201
+    for cards, side in [(["4S"], "Ann"), (["5C"], "Bob"), (["6D"], "Cy"), (["7H"], "Ann")]:
+        camera(table, cards, side)
+    assert "was left holding cards: game over" in c.get("/rulings/", headers=op).data.decode()
+    bad = post(c, "/rulings/api/corrections", {"type": "game_end", "player": "Zed"}, headers=op)
+    assert bad.status_code == 400 and "Ann, Bob, Cy" in bad.json["error"]
+    r = post(c, "/rulings/api/corrections", {"type": "game_end"}, headers=op)  # nobody named
+    assert r.status_code == 201
+    s = c.get("/live/state.json").json["table"]
+    assert s["over"] and s["question"]["kind"] == "end" and s["titles_assumed"] >= 1
+    offer = next(o for o in s["question"]["offers"] if o["label"] == "Ann")
+    assert post(c, "/rulings/api/corrections", offer["send"], headers=op).status_code == 201
+    s = c.get("/live/state.json").json["table"]
+    assert s["finishing_order"][-1] == "Ann" and s["titles"]["Ann"] == "SHITHEAD"
+    assert s["question"] is None
+    again = post(c, "/rulings/api/corrections", {"type": "game_end"}, headers=op)
+    assert again.status_code == 409 and "this game is over" in again.json["error"]

@@ -23,9 +23,11 @@
       case "target": return [ev.player + " gets the pot" + (ev.event ? " (from #" + ev.event + ")" : "")];
       case "picked_up": return [ev.player + " picked up the pot"];
       case "player_out": return [ev.player + " is out"];
+      case "game_end": return ev.event ? ["#" + ev.event + ": " + ev.player + " was left holding cards"]
+        : ["Game over" + (ev.player ? ": " + ev.player + " was left holding cards" : ev.source === "camera" ? " (the video ended)" : "")];
       case "void": return ["#" + ev.event + " did not happen (void)"];
       case "note": return ["Note" + (ev.meta && ev.meta.event ? " on #" + ev.meta.event : "") + ": " + ev.text];
-      case "counts": return ["Counted " + ev.player + ": hand " + (ev.hand ?? "?") + ", up " + (ev.face_up ?? "?") + ", down " + (ev.face_down ?? "?")];
+      case "counts": return !ev.player ? ["Counted the stock: " + ev.stock] : ["Counted " + ev.player + ": hand " + (ev.hand ?? "?") + ", up " + (ev.face_up ?? "?") + ", down " + (ev.face_down ?? "?")];
       case "confirm": return ["Confirmed #" + ev.event];
       case "duty": return [ev.player + " → " + ev.to + ": " + ev.duty + (ev.card ? " " + ev.card : "")];
       case "order": return ["Order from " + ev.player + ": " + ev.text];
