@@ -285,6 +285,9 @@ class Person(DemoOperator):
 
     def _truth_player(self, q: dict, video_t: float | None) -> str | None:
         """The truth's answer to a one-at-a-time question (`referee.assume.Assumption`)."""
+        if q["kind"] == "end":  # who was left holding cards: the script's last place
+            order = script_referee(self.truth_log).view().get("finishing_order") or []
+            return order[-1] if order else None
         kind = {"player": "who_played", "starter": "who_played", "picked_up": "who_picked_up"}.get(q["kind"], q["kind"])
         tap = self._truth_answer({"prompt": kind, "event": q["event"]}, video_t)
         return tap["player"] if tap else None
@@ -372,6 +375,8 @@ def run_table(paths: dict[str, Path], mode: str, seats: bool, model: Path, timeo
                 raise SystemExit(f"{paths['video']} did not end within {timeout:.0f} s")
         finally:
             runner.stop()
+        if person is not None:  # what the page asks once the video ended (who was left holding cards)
+            person._answer_questions(None)
         game = compare(table.referee, script_referee(paths["truth"]))
         row = {"video": paths["video"].name, "players": len(setup["players"]), "mode": mode, "seats": seats,
                "seconds": round(time.perf_counter() - t0, 1), **observer.scores(),
