@@ -149,23 +149,13 @@ def _run(app, config, lines: list[str], server=None) -> int:
     return 0
 
 
-def _camera(app, source: str | None, deck=None, saved: bool = False, letters: str = "en", **kw) -> list[str]:
+def _camera(app, source: str | None, deck=None, letters: str = "en", **kw) -> list[str]:
     """Start the pipeline on `source` if a detector is available; say what happens either way.
-    `deck`: a `vision.deck_memory.DeckMemory` to read with. `saved`: the source was saved from
-    Set-up (not given with --source): if it cannot be opened, the server starts without a
-    camera and says so, rather than refusing to start."""
+    `deck`: a `vision.deck_memory.DeckMemory` to read with. A source that cannot be opened
+    raises ValueError: `serve` then starts without the camera saved in Set-up and says so."""
     from .camera import CameraRunner, attach_camera, find_model, load_detector, mask_source
     if not source:
         return ["no camera (--source): enter plays on the manual-entry page /manual/"]
-    from vision.source import describe, open_source
-    if saved and describe(source) in ("video", "folder"):  # a webcam or a stream is retried as it runs
-        try:
-            open_source(source).release()
-        except (ValueError, OSError) as exc:
-            why = mask_source(f"the camera saved in Set-up ({source[:200]!r}) cannot be opened: {str(exc)[:300]}")
-            app.extensions["masta.frames"].status = f"{why}; no camera: enter plays by hand"
-            return [f"{why}; serving without a camera: enter plays on /manual/, or choose another "
-                    f"camera under Set-up, Camera"]
     model = find_model()
     if model is None:
         app.extensions["masta.frames"].status = "no trained card detector in models/: enter plays by hand"
@@ -226,16 +216,17 @@ def serve(args) -> int:
         store.set_setting("deck_letters", args.deck_letters)
     letters = store.get_setting("deck_letters") or "en"
     try:
-        lines = said + _camera(app, source, deck, saved=args.source is None, letters=letters)
+        lines = said + _camera(app, source, deck, letters=letters)
     except ValueError as exc:  # includes vision.source.SourceError ("no camera 7")
         if args.source is not None:  # asked for on the command line: an error
             server.close()
             raise
         # the camera saved on the set-up page is not there tonight: serve, and say so
         from .camera import mask_source
-        app.extensions["masta.frames"].status = mask_source(f"the saved camera {source} cannot be opened: {exc}")
-        lines = said + [mask_source(f"the saved camera {source} cannot be opened ({exc}): choose one under "
-                                    f"Set-up, Camera, or enter plays on /manual/")]
+        why = mask_source(f"the camera saved in Set-up ({source[:200]!r}) cannot be opened: {str(exc)[:300]}")
+        app.extensions["masta.frames"].status = f"{why}; no camera: enter plays by hand"
+        lines = said + [f"{why}; serving without a camera: enter plays on /manual/, or choose another "
+                        f"camera under Set-up, Camera"]
     except BaseException:
         server.close()
         raise
