@@ -18,6 +18,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def read_until(proc: subprocess.Popen, done, lines: list[str], deadline: float) -> str | None:
+    """Read `proc`'s output a line at a time into `lines` until `done(line)` (returns that
+    line), the output ends or `deadline` passes (None)."""
+    while time.time() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            return None
+        lines.append(line)
+        if done(line):
+            return line
+    return None
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -66,17 +79,12 @@ class Serve:
                str(self.data_dir), *self.extra]
         self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                      text=True, env=dict(os.environ, PYTHONUNBUFFERED="1"))
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            line = self.proc.stdout.readline()
-            if not line:
-                break
-            self.output.append(line)
-            m = re.search(r"token=(\S+)", line)
-            if m:
-                self.token = m.group(1)
-                threading.Thread(target=self._drain, args=(self.proc,), daemon=True).start()
-                return self  # bound before the link is printed
+        line = read_until(self.proc, lambda ln: "token=" in ln, self.output, time.time() + timeout)
+        m = re.search(r"token=(\S+)", line or "")
+        if m:
+            self.token = m.group(1)
+            threading.Thread(target=self._drain, args=(self.proc,), daemon=True).start()
+            return self  # bound before the link is printed
         self.kill()
         raise RuntimeError("masta serve did not start:\n" + "".join(self.output[-20:]))
 

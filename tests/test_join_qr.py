@@ -14,6 +14,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from helpers_server import read_until
 from test_web import TOKEN, make_app
 
 from web import qr
@@ -90,14 +91,7 @@ def _announcement(args: list[str], tmp_path) -> tuple[list[str], subprocess.Pope
     proc = subprocess.Popen([sys.executable, "-m", "masta", "serve", *args, "--data-dir", str(tmp_path)],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT, env=env)
     lines: list[str] = []
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        lines.append(line)
-        if line.startswith("masta: database"):
-            break
+    read_until(proc, lambda line: line.startswith("masta: database"), lines, time.time() + 60)
     return lines, proc
 
 

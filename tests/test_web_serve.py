@@ -11,6 +11,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from helpers_server import read_until
+
 from web.app import create_app
 from web.config import Config
 from web.events_stream import Broadcaster
@@ -80,22 +82,12 @@ def test_masta_demo_serves_and_says_what_it_runs(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "masta", "demo", "--port", str(port), "--data-dir", str(tmp_path)],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT, env=env)
     try:
-        lines = []
+        lines: list[str] = []
         deadline = time.time() + 60
-        while time.time() < deadline:
-            line = proc.stdout.readline()
-            if not line:
-                break
-            lines.append(line)
-            if "operator link" in line:
-                break
+        read_until(proc, lambda line: "operator link" in line, lines, deadline)
         out = "".join(lines)
         assert f"http://127.0.0.1:{port}/auth?token=" in out, out
-        while time.time() < deadline:  # the rest of the announcement
-            line = proc.stdout.readline()
-            lines.append(line)
-            if line.startswith("masta: database"):
-                break
+        read_until(proc, lambda line: line.startswith("masta: database"), lines, deadline)  # the rest
         line = proc.stdout.readline()
         out = "".join(lines) + line
         assert ("no demo video" in out) or ("no trained card detector" in out) or ("watching" in out), out
