@@ -22,6 +22,14 @@ def vote(client, headers, order, player, **extra):
                        headers=headers)
 
 
+
+def _wait(page, done, tries: int = 100) -> None:
+    """Let the page work until `done()` (a vote recorded), at most `tries` tenths of a second."""
+    for _ in range(tries):
+        if done():
+            return
+        page.wait_for_timeout(100)
+
 def test_fresh_sessions_cannot_cast_the_remaining_votes(tmp_path):
     """The attack: drop the cookie, vote as the next name, again and again."""
     app = game_over_app(tmp_path)
@@ -130,10 +138,7 @@ def test_a_phone_asks_for_the_code_once_and_the_operator_page_lists_them(tmp_pat
             box = phone_.locator(".order").first
             box.locator("select").select_option("Cy")
             box.locator(".vote-yes").click()
-            for _ in range(100):
-                if votes(seq):
-                    break
-                phone_.wait_for_timeout(100)
+            _wait(phone_, lambda: votes(seq))
             assert votes(seq) == {"Cy": True} and len(asked) == 1 and "Cy" in asked[0]
             seq2 = _order(app)
             box = phone_.locator(".order").first
@@ -141,10 +146,7 @@ def test_a_phone_asks_for_the_code_once_and_the_operator_page_lists_them(tmp_pat
             expect(box.locator("select option")).to_have_count(2)
             box.locator("select").select_option("Cy")
             box.locator(".vote-no").click()
-            for _ in range(100):
-                if votes(seq2):
-                    break
-                phone_.wait_for_timeout(100)
+            _wait(phone_, lambda: votes(seq2))
             assert votes(seq2) == {"Cy": False} and len(asked) == 1  # not asked again
         finally:
             browser.close()

@@ -12,6 +12,14 @@ def camera(table, cards, side):
     return table.submit({"type": "cards_played", "cards": cards, "meta": {"seat": side}}, source="camera")
 
 
+
+def _table(tmp_path, players=("Ann", "Bob", "Cy")):
+    """An app with a game of `players` set up (the last deals): the app, its table, a client."""
+    app = make_app(tmp_path)
+    table = app.extensions["masta.table"]
+    table.submit({"type": "setup", "players": list(players), "dealer": players[-1]}, source="operator")
+    return app, table, app.test_client()
+
 def test_the_one_question_is_answered_with_one_tap_and_closes(tmp_path):
     app = make_app(tmp_path)
     table = app.extensions["masta.table"]
@@ -78,10 +86,7 @@ def test_the_demo_end_line_says_titles_questions_and_taps(tmp_path):
 
 
 def test_a_camera_mismatch_is_played_as_assumed_and_its_one_tap_answer_replaces_it(tmp_path):
-    app = make_app(tmp_path)
-    table = app.extensions["masta.table"]
-    c = app.test_client()
-    table.submit({"type": "setup", "players": ["Ann", "Bob", "Cy"], "dealer": "Cy"}, source="operator")
+    app, table, c = _table(tmp_path)
     camera(table, ["5D"], "Ann")
     note = table.submit({"type": "note", "text": "camera mismatch: cards of several ranks appeared at once",
                          "meta": {"mismatch": True, "cards": ["9D", "5S"], "seat": "Bob",
@@ -101,10 +106,7 @@ def test_a_camera_mismatch_is_played_as_assumed_and_its_one_tap_answer_replaces_
 
 
 def test_a_claimed_out_the_counts_disagree_with_goes_on_and_one_tap_takes_it_back(tmp_path):
-    app = make_app(tmp_path)
-    table = app.extensions["masta.table"]
-    c = app.test_client()
-    table.submit({"type": "setup", "players": ["Ann", "Bob", "Cy"], "dealer": "Cy"}, source="operator")
+    app, table, c = _table(tmp_path)
     camera(table, ["5H"], "Ann")
     table.submit({"type": "player_out", "player": "Bob"}, source="operator")
     s = c.get("/live/state.json").json["table"]
