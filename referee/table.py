@@ -195,6 +195,13 @@ def _is_number(value: Any) -> bool:
 _CARD_IDS = frozenset(build_deck(1, 1))
 
 
+def recording_ends_game(view: dict) -> bool:
+    """A recorded game's video was read through: does its end end the game (`game_end`)? Only a
+    game under way in its last stage (the stock drawn) that the counts have not ended; a video
+    of part of a game (stock left) is no finished game."""
+    return bool(view.get("latest_ruling")) and not view.get("over") and view.get("stock") == 0
+
+
 def is_camera_mismatch(ev: dict) -> bool:
     """A note the camera left where something landed that it could not read as a play
     (`meta.mismatch`): a `correct` event may name its cards, and it then counts as that play."""

@@ -61,7 +61,7 @@ def _describe(outputs: list[dict]) -> str:
 
 def cmd_watch(args: argparse.Namespace) -> int:
     from referee.events import EventError
-    from referee.table import TableReferee
+    from referee.table import TableReferee, recording_ends_game
     from vision.pipeline import Pipeline, priors_from_view
     from vision.pot_watcher import PotWatcher, WatcherConfig
     from vision.source import open_source
@@ -96,7 +96,10 @@ def cmd_watch(args: argparse.Namespace) -> int:
         with lock:
             return priors_from_view(ref.view(), args.decks)
 
+    kinds: list[str] = []
+
     def on_status(st) -> None:
+        kinds.append(st.kind)
         if args.json:
             print(json.dumps({"t": round(st.t, 3), "event": "source", "status": st.kind, "message": st.message}),
                   flush=True)
@@ -139,6 +142,11 @@ def cmd_watch(args: argparse.Namespace) -> int:
         pipe.watcher.set_zone(zone)
     try:
         stats = pipe.run()
+        if kinds[-1:] == ["ended"] and recording_ends_game(ref.view()):
+            # the video of a game read through, the counts not ended: placed by who stopped when
+            for o in referee({"type": "game_end", "source": "camera"}):
+                if o.get("kind") in ("info", "error"):
+                    print(f"masta watch: {o.get('text') or o.get('message')}", file=sys.stderr)
     finally:
         if log_fh:
             log_fh.close()

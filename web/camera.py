@@ -248,9 +248,9 @@ class CameraRunner:
         the game it shows is over. Where the counts
         have not ended it (a card the camera missed), the referee places whoever is still in
         by the order they stopped playing, assumed (`referee.table`, game_end)."""
-        view = self.table.view().get("table") or {}
-        if view.get("over") or not view.get("latest_ruling") or view.get("stock") != 0:
-            return  # no game, no play yet, the counts ended it, or a video of part of a game
+        from referee.table import recording_ends_game
+        if not recording_ends_game(self.table.view().get("table") or {}):
+            return
         try:
             self.table.submit({"type": "game_end"}, source="camera")
         except ApiError as exc:
