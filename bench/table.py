@@ -257,6 +257,15 @@ class Person(DemoOperator):
                 self._submit({"type": "void", "event": event["seq"]})
         self._answer_questions(video_t)
 
+    def fix_players(self) -> None:
+        """Once the video has ended: each play the rulings name the wrong player for, named
+        rightly (the page asked nothing about it: the camera's side was trusted)."""
+        for seq in sorted(self.matched):
+            rd = next((o for o in self.table.outputs.get(seq, []) if o.get("kind") == "ruling"), None)
+            truth = self._truth_answer({"prompt": "who_played", "event": seq}, None)
+            if rd is not None and truth is not None and rd.get("player") != truth["player"]:
+                self._submit(truth)
+
     def _answer_questions(self, video_t: float | None) -> None:
         """The questions the page asks, each answered once from the truth: the one it shows
         where the referee asks one at a time (its likely answer when the truth has none),
@@ -375,7 +384,9 @@ def run_table(paths: dict[str, Path], mode: str, seats: bool, model: Path, timeo
                 raise SystemExit(f"{paths['video']} did not end within {timeout:.0f} s")
         finally:
             runner.stop()
-        if person is not None:  # what the page asks once the video ended (who was left holding cards)
+        if person is not None:  # what the page asks once the video ended (who was left holding
+            person._answer_questions(None)  # cards), then each play named for the wrong player
+            person.fix_players()
             person._answer_questions(None)
         game = compare(table.referee, script_referee(paths["truth"]))
         row = {"video": paths["video"].name, "players": len(setup["players"]), "mode": mode, "seats": seats,
