@@ -176,6 +176,8 @@ class Person(DemoOperator):
         self.taps = Taps()
         self.answered: set = set()
         self.confirmed = 0  # questions answered with the answer the referee had assumed
+        self.deferred: list[dict] = []  # who played, an Ace's target: not asked (yet)
+        self.ending = False
 
     # -- what each tap costs ------------------------------------------------------------
     def _cost(self, tap: dict) -> tuple[str, int] | None:
@@ -200,7 +202,8 @@ class Person(DemoOperator):
         assumption waits until the page asks about it."""
         seq = tap["event"]
         view = self.table.referee.view()
-        assumed = next((a for a in view.get("assumptions") or [] if a.get("event") == seq and a.get("status") == "open"
+        # an assumption still open, or settled by the camera since (seen, or changed to it)
+        assumed = next((a for a in view.get("assumptions") or [] if a.get("event") == seq
                         and (a.get("answer") or {}).get("type") == tap["type"]), None)
         if assumed is not None:
             return assumed.get("value") == tap["player"]
@@ -212,6 +215,9 @@ class Person(DemoOperator):
         return tap["player"] in (view.get("target"), view.get("turn"))
 
     def _submit(self, tap: dict, asked: bool = False) -> dict | None:
+        if not asked and tap["type"] in ("played_by", "target") and not self.ending:
+            self.deferred.append(tap)  # told when the page asks, or at the end if still wrong:
+            return None                # the camera's next plays often settle it for free
         cost = ("unseen", 1) if asked else self._cost(tap)
         if cost is None:
             return None
@@ -257,9 +263,20 @@ class Person(DemoOperator):
                 self._submit({"type": "void", "event": event["seq"]})
         self._answer_questions(video_t)
 
+    def finish(self) -> None:
+        """Once the video has ended: what the page asks then (who was left holding cards), what
+        it never asked that is still wrong, and what that asks in turn."""
+        self._answer_questions(None)
+        self.fix_players()
+        self._answer_questions(None)
+
     def fix_players(self) -> None:
-        """Once the video has ended: each play the rulings name the wrong player for, named
-        rightly (the page asked nothing about it: the camera's side was trusted)."""
+        """Once the video has ended: what the page never asked that is still wrong (an Ace's
+        target, who played a play whose side the camera trusted), told rightly."""
+        self.ending = True
+        for tap in self.deferred:
+            if tap["type"] == "target":
+                self._submit(tap)  # costs nothing where the referee has it right by now
         for seq in sorted(self.matched):
             rd = next((o for o in self.table.outputs.get(seq, []) if o.get("kind") == "ruling"), None)
             truth = self._truth_answer({"prompt": "who_played", "event": seq}, None)
@@ -384,10 +401,8 @@ def run_table(paths: dict[str, Path], mode: str, seats: bool, model: Path, timeo
                 raise SystemExit(f"{paths['video']} did not end within {timeout:.0f} s")
         finally:
             runner.stop()
-        if person is not None:  # what the page asks once the video ended (who was left holding
-            person._answer_questions(None)  # cards), then each play named for the wrong player
-            person.fix_players()
-            person._answer_questions(None)
+        if person is not None:
+            person.finish()
         game = compare(table.referee, script_referee(paths["truth"]))
         row = {"video": paths["video"].name, "players": len(setup["players"]), "mode": mode, "seats": seats,
                "seconds": round(time.perf_counter() - t0, 1), **observer.scores(),

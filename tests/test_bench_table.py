@@ -54,6 +54,8 @@ def _play(tmp_path, truth_log, person: bool):
         observer(event, t)
         if who is not None:
             who.after_camera(event, t)
+    if who is not None:
+        who.finish()  # the video ended
     return table, observer, who
 
 
@@ -90,7 +92,7 @@ def test_a_person_answering_what_is_asked_brings_every_ruling_right_and_the_taps
     table, _, who = _play(tmp_path, truth_log, person=True)
     game = compare(table.referee, script_referee(truth_log))
     assert game["identical"], game["first_difference"]
-    asked = decision_of(table.log[4])  # the 2H, asked about, offering the 2D with one tap
+    asked = decision_of(next(e for e in table.log if e.get("cards") == ["2H"]))  # asked about: 2D one tap
     assert fix_taps(asked, ["2D"]) == 1
     void = fix_taps(decision_of(next(e for e in table.log if e.get("cards") == ["KH"])), None)
     assert who.taps.camera == 1 + missed_taps(["9C"]) + void
