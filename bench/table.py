@@ -267,12 +267,17 @@ class Person(DemoOperator):
         """Once the video has ended: what the page asks then (who was left holding cards), what
         it never asked that is still wrong, and what that asks in turn."""
         self._answer_questions(None)
-        self.fix_players()
-        self._answer_questions(None)
+        for _ in range(6):  # a fix re-rules what follows: look again until nothing is wrong
+            before = self.taps.camera + self.taps.unseen
+            self.fix_players()
+            self._answer_questions(None)
+            if self.taps.camera + self.taps.unseen == before:
+                break
 
     def fix_players(self) -> None:
         """Once the video has ended: what the page never asked that is still wrong (an Ace's
-        target, who played a play whose side the camera trusted), told rightly."""
+        target, who played a play whose side the camera trusted, who took a pot the rules gave
+        to the player in turn), told rightly."""
         self.ending = True
         for tap in self.deferred:
             if tap["type"] == "target":
@@ -281,6 +286,11 @@ class Person(DemoOperator):
             rd = next((o for o in self.table.outputs.get(seq, []) if o.get("kind") == "ruling"), None)
             truth = self._truth_answer({"prompt": "who_played", "event": seq}, None)
             if rd is not None and truth is not None and rd.get("player") != truth["player"]:
+                self._submit(truth)
+        for _, seq in list(self.decided):  # who picked up a pot the rules gave to another
+            took = next((o for o in self.table.outputs.get(seq, []) if o.get("kind") == "pickup"), None)
+            truth = self._truth_answer({"prompt": "who_picked_up", "event": seq}, None)
+            if took is not None and truth is not None and took.get("player") != truth["player"]:
                 self._submit(truth)
 
     def _answer_questions(self, video_t: float | None) -> None:
@@ -368,7 +378,8 @@ def script_counts(truth_log: Path, t: float) -> dict[str, dict]:
             for p in ref.view().get("players") or []}
 
 
-def run_table(paths: dict[str, Path], mode: str, seats: bool, model: Path, timeout: float = 3600.0) -> dict:
+def run_table(paths: dict[str, Path], mode: str, seats: bool, model: Path, timeout: float = 3600.0,
+              logs: Path | None = None) -> dict:
     """One game through the app in mode `none` or `person` (see the module)."""
     from web.app import create_app
     from web.camera import attach_camera, load_detector, wait_for
@@ -404,6 +415,10 @@ def run_table(paths: dict[str, Path], mode: str, seats: bool, model: Path, timeo
         if person is not None:
             person.finish()
         game = compare(table.referee, script_referee(paths["truth"]))
+        if logs is not None:  # the game's event log, for `masta replay` or a closer look
+            logs.mkdir(parents=True, exist_ok=True)
+            (logs / f"{paths['video'].stem}-{mode}.jsonl").write_text(
+                "".join(json.dumps(e) + "\n" for e in table.log), encoding="utf-8")
         row = {"video": paths["video"].name, "players": len(setup["players"]), "mode": mode, "seats": seats,
                "seconds": round(time.perf_counter() - t0, 1), **observer.scores(),
                "same_in_order": game["same_in_order"], "script_rulings": game["script_rulings"],
@@ -498,6 +513,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--wait", type=float, default=0, metavar="SECONDS",
                     help="wait up to this long for each video another process renders, instead of "
                          "rendering a missing one here")
+    ap.add_argument("--logs", type=Path, default=None, metavar="DIR",
+                    help="write each game's event log here (VIDEO-MODE.jsonl: `masta replay` reads it)")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
     modes = [m.strip() for m in a.modes.split(",") if m.strip()]
@@ -525,7 +542,7 @@ def main(argv: list[str] | None = None) -> int:
         for mode in modes:
             rows = report["modes"].setdefault(mode, {"games": []})["games"]
             r = (answer_mode(paths, a.seats, model, a.size, a.quiet) if mode == "answer"
-                 else run_table(paths, mode, a.seats, model))
+                 else run_table(paths, mode, a.seats, model, logs=a.logs))
             if mode == "answer":
                 r = {key: v for key, v in r.items() if key != "decisions"}
             rows.append(r)
