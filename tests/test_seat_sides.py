@@ -236,3 +236,28 @@ def test_the_proposed_sides_are_shown_on_the_snapshot_accepted_with_one_tap_and_
             ctx.close()
     finally:
         runner.stop()
+
+
+def test_the_sides_follow_when_a_person_says_who_played_the_first_plays(tmp_path):
+    """Two players sit face to face: whose side is whose comes from who played first, which
+    the referee assumed (left of the dealer). A person's answer renames the first plays and the
+    sides proposed (and in use) swap with them."""
+    app = make_app(tmp_path)
+    table = app.extensions["masta.table"]
+    store = app.extensions["masta.store"]
+    table.submit({"type": "setup", "players": ["Ann", "Bob"], "dealer": "Bob"}, source="operator")
+    runner = attach_camera(app, SeesNothing(), None, accept_sides=True)
+
+    def camera(card, arm):
+        published = table.submit({"type": "cards_played", "cards": [card], "meta": {"arm": arm}}, source="camera")
+        runner._note_arm(published)
+        return published["event"]["seq"]
+
+    first = camera("4C", 90.0)   # from the bottom of the frame: Ann's by the turn
+    camera("5C", 270.0)
+    assert store.get_setting("seat_zones")["Ann"][3] == 1.0  # Ann's side at the bottom
+    table.submit({"type": "played_by", "event": first, "player": "Bob"}, source="operator")  # Bob started
+    camera("6C", 90.0)
+    zones = store.get_setting("seat_zones")
+    assert zones["Bob"][3] == 1.0 and zones["Ann"][1] == 0.0  # swapped: Bob at the bottom, Ann at the top
+    assert runner.seats["Bob"] == tuple(zones["Bob"])

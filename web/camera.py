@@ -70,7 +70,8 @@ class CameraRunner:
         #: the sides proposed from the arms are used as they come (no one draws them)
         self.accept_sides = accept_sides
         #: (direction, the player the referee named) of each of this game's first camera plays
-        self.arms: list[tuple[float, str | None]] = []
+        self.arms: list[tuple[int, float]] = []  # (seq, arm direction) of this game's first plays
+        self._named: list[tuple[float, str | None]] = []  # what the last proposal was made from
         self._arms_of: tuple[str, ...] = ()
         self.pace = pace
         self.live = live
@@ -143,28 +144,37 @@ class CameraRunner:
             self.report(f"camera: {said}")
 
     def _note_arm(self, published: dict) -> None:
-        """A camera play's arm direction and the player the referee named: the sides proposed
+        """A camera play's arm direction and the player the referee names: the sides proposed
         from this game's first plays (`vision.seat_sides`), saved for the set-up page, and
-        used at once with `accept_sides`."""
+        used at once with `accept_sides`; proposed again whenever the referee names one of
+        those plays otherwise (a person said who started)."""
         from vision.seat_sides import FIRST_PLAYS, propose_sides
 
         event = published["event"]
         arm = (event.get("meta") or {}).get("arm")
         players = tuple(self.table.players() or ())
-        ruled = any(o.get("kind") == "ruling" for o in published["outputs"])  # a mismatch ruled as a play too
-        if event.get("type") not in ("cards_played", "note") or not ruled or arm is None or len(players) < 2:
+        if len(players) < 2:
             return
         if players != self._arms_of:  # a new table: its own arms
-            self.arms, self._arms_of = [], players
-        if len(self.arms) >= FIRST_PLAYS:
+            self.arms, self._named, self._arms_of = [], [], players
+        ruled = any(o.get("kind") == "ruling" for o in published["outputs"])  # a mismatch ruled as a play too
+        if event.get("type") in ("cards_played", "note") and ruled and arm is not None \
+                and len(self.arms) < FIRST_PLAYS:
+            self.arms.append((event["seq"], float(arm)))
+        # each first play named as the referee names it now: a person's answer (who started)
+        # or a replay may have renamed them since, and the sides follow
+        with self.table.lock:
+            outputs = self.table.outputs
+            named = [(a, next((o.get("player") for o in outputs.get(seq, []) if o.get("kind") == "ruling"), None))
+                     for seq, a in self.arms]
+        if not named or named == self._named:
             return
-        ruling = next((o for o in published["outputs"] if o.get("kind") == "ruling"), {})
-        self.arms.append((float(arm), ruling.get("player")))
+        self._named = named
         zone = self.pipe.watcher.zone if self.pipe is not None else (0.0, 0.0, 1.0, 1.0)
         frame = self.pipe.latest_frame() if self.pipe is not None else None
         aspect = frame.shape[1] / frame.shape[0] if frame is not None else 16 / 9
         try:
-            sides = propose_sides(players, self.arms, ((zone[0] + zone[2]) / 2, (zone[1] + zone[3]) / 2), aspect)
+            sides = propose_sides(players, named, ((zone[0] + zone[2]) / 2, (zone[1] + zone[3]) / 2), aspect)
         except ValueError:  # the same name twice: no sides to propose
             return
         if sides is None:
