@@ -176,8 +176,7 @@ class Person(DemoOperator):
         self.taps = Taps()
         self.answered: set = set()
         self.confirmed = 0  # questions answered with the answer the referee had assumed
-        self.deferred: list[dict] = []  # who played, an Ace's target: not asked (yet)
-        self.ending = False
+
 
     # -- what each tap costs ------------------------------------------------------------
     def _cost(self, tap: dict) -> tuple[str, int] | None:
@@ -215,9 +214,6 @@ class Person(DemoOperator):
         return tap["player"] in (view.get("target"), view.get("turn"))
 
     def _submit(self, tap: dict, asked: bool = False) -> dict | None:
-        if not asked and tap["type"] in ("played_by", "target") and not self.ending:
-            self.deferred.append(tap)  # told when the page asks, or at the end if still wrong:
-            return None                # the camera's next plays often settle it for free
         cost = ("unseen", 1) if asked else self._cost(tap)
         if cost is None:
             return None
@@ -275,13 +271,9 @@ class Person(DemoOperator):
                 break
 
     def fix_players(self) -> None:
-        """Once the video has ended: what the page never asked that is still wrong (an Ace's
-        target, who played a play whose side the camera trusted, who took a pot the rules gave
-        to the player in turn), told rightly."""
-        self.ending = True
-        for tap in self.deferred:
-            if tap["type"] == "target":
-                self._submit(tap)  # costs nothing where the referee has it right by now
+        """Once the video has ended: what the page never asked that is still wrong (who played
+        a play whose side the camera trusted, who took a pot the rules gave to the player in
+        turn), told rightly."""
         for seq in sorted(self.matched):
             rd = next((o for o in self.table.outputs.get(seq, []) if o.get("kind") == "ruling"), None)
             truth = self._truth_answer({"prompt": "who_played", "event": seq}, None)
