@@ -436,7 +436,8 @@ def watcher_config(overrides: list[str] | None) -> WatcherConfig:
     return cfg
 
 
-def main() -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line (also how `bench/table.py`'s `answer` mode calls this benchmark)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--videos", default=None, help="where the videos live (default data/bench-videos, "
                     "data/bench-videos-WxH with another --size, data/bench-videos-FACES with --faces)")
@@ -492,6 +493,11 @@ def main() -> int:
     ap.add_argument("--render-only", action="store_true")
     ap.add_argument("--out", default="runs/bench-pipeline.json")
     ap.add_argument("--quiet", action="store_true")
+    return ap
+
+
+def main() -> int:
+    ap = build_parser()
     a = ap.parse_args()
     try:  # a typo fails here, not after the first videos are read
         deck_order(a.teach_suits)

@@ -38,12 +38,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.demo import compare, played, script_referee  # noqa: E402
-from bench.pipeline import (SIZE, UNFIT_WEIGHT, ensure_video, paths_beside, run_one,  # noqa: E402
+from bench.pipeline import (SIZE, build_parser, ensure_video, paths_beside, run_one,  # noqa: E402
                             summarise, video_paths)
 from datasets.game_video import fix_taps, missed_taps, read_truth, seat_zones  # noqa: E402
 from referee.events import COMMON_KEYS, EVENT_SPECS  # noqa: E402
 from referee.table import is_camera_mismatch  # noqa: E402
-from vision.deck_memory import TEACH_SUITS  # noqa: E402
 from vision.frame_size import frame_size  # noqa: E402
 from web.demo_operator import EARLY_S, LATE_S, DemoOperator, ScriptedPlay, _shared, scripted_plays  # noqa: E402
 from web.errors import ApiError  # noqa: E402
@@ -427,11 +426,13 @@ def run_table(paths: dict[str, Path], mode: str, seats: bool, model: Path, timeo
 
 def answer_mode(paths: dict[str, Path], seats: bool, model: Path, size, quiet: bool) -> dict:
     """Mode 3: `bench/pipeline.py --answer` (the model, nothing taught), called as it is."""
-    args = argparse.Namespace(
-        model=str(model), conf=None, no_face=False, miss=0.05, confuse=0.02, jitter=2.0, seed=0, teach=False,
-        teach_suits=TEACH_SUITS, tune=0, deck_settings=None, unfit_weight=UNFIT_WEIGHT, mate_near=None,
-        watcher=None, seats=seats, answer=True, learn=False, quiet=quiet, size=size)
-    return run_one(paths, "model", args)
+    return run_one(paths, "model", answer_args(seats, model, size, quiet))
+
+
+def answer_args(seats: bool, model: Path, size, quiet: bool) -> argparse.Namespace:
+    """`bench/pipeline.py --answer`'s arguments, through its own parser: its defaults as they are."""
+    argv = ["--answer", "--model", str(model), "--size", f"{size[0]}x{size[1]}"]
+    return build_parser().parse_args(argv + ["--seats"] * seats + ["--quiet"] * quiet)
 
 
 def total(rows: list[dict], mode: str) -> dict:

@@ -4,6 +4,7 @@ camera's events as the camera runner feeds them."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -128,3 +129,10 @@ def test_bad_options_say_what_to_give(tmp_path, capsys):
     with pytest.raises(SystemExit) as e:  # a video not rendered in time is a clear error, not a render here
         main(["--videos", str(tmp_path), "--count", "1", "--wait", "0.01", "--modes", "none"])
     assert "was not rendered within" in str(e.value)
+
+
+def test_the_answer_mode_calls_the_pipeline_benchmark_with_its_own_defaults():
+    from bench.table import answer_args
+    a = answer_args(True, Path("models/card_index_detector.onnx"), (1280, 720), False)
+    assert a.answer and a.seats and tuple(a.size) == (1280, 720) and not a.quiet
+    assert a.deck_letters == "en" and a.teach is False and a.detector == "model"
