@@ -259,30 +259,11 @@ class Person(DemoOperator):
         self._answer_questions(video_t)
 
     def finish(self) -> None:
-        """Once the video has ended: what the page asks then (who was left holding cards), what
-        it never asked that is still wrong, and what that asks in turn."""
+        """Once the video has ended: what the page asks then (who was left holding cards).
+        Naming at the end every play and pick-up still wrong was tried: 25.9 taps a game and
+        7 games all right on 100-109, against 24.5 and 8 without it (a pick-up matched to the
+        wrong clear by time does harm)."""
         self._answer_questions(None)
-        for _ in range(6):  # a fix re-rules what follows: look again until nothing is wrong
-            before = self.taps.camera + self.taps.unseen
-            self.fix_players()
-            self._answer_questions(None)
-            if self.taps.camera + self.taps.unseen == before:
-                break
-
-    def fix_players(self) -> None:
-        """Once the video has ended: what the page never asked that is still wrong (who played
-        a play whose side the camera trusted, who took a pot the rules gave to the player in
-        turn), told rightly."""
-        for seq in sorted(self.matched):
-            rd = next((o for o in self.table.outputs.get(seq, []) if o.get("kind") == "ruling"), None)
-            truth = self._truth_answer({"prompt": "who_played", "event": seq}, None)
-            if rd is not None and truth is not None and rd.get("player") != truth["player"]:
-                self._submit(truth)
-        for _, seq in list(self.decided):  # who picked up a pot the rules gave to another
-            took = next((o for o in self.table.outputs.get(seq, []) if o.get("kind") == "pickup"), None)
-            truth = self._truth_answer({"prompt": "who_picked_up", "event": seq}, None)
-            if took is not None and truth is not None and took.get("player") != truth["player"]:
-                self._submit(truth)
 
     def _answer_questions(self, video_t: float | None) -> None:
         """The questions the page asks, each answered once from the truth: the one it shows
