@@ -175,7 +175,8 @@ def _outranks(new: dict, old: dict) -> bool:
 
 
 def _meta(ev: dict) -> dict:
-    """An event's `meta`, or an empty one: a log written by hand may carry anything there."""
+    """An event's `meta` (an object, `validate_event` sees to it), or an empty one. What it
+    holds is the producer's: each reader checks the type of the value it takes."""
     meta = ev.get("meta")
     return meta if isinstance(meta, dict) else {}
 

@@ -69,8 +69,9 @@ class CameraRunner:
         self.seats = dict(seats or {})
         #: the sides proposed from the arms are used as they come (no one draws them)
         self.accept_sides = accept_sides
-        #: (direction, the player the referee named) of each of this game's first camera plays
-        self.arms: list[tuple[int, float]] = []  # (seq, arm direction) of this game's first plays
+        #: (seq, arm direction) of each of this game's first camera plays; the player each names
+        #: is looked up as the referee rules it now
+        self.arms: list[tuple[int, float]] = []
         self._named: list[tuple[float, str | None]] = []  # what the last proposal was made from
         self._arms_of: tuple[str, ...] = ()
         self.pace = pace
@@ -255,9 +256,9 @@ class CameraRunner:
 
     def _recording_ended(self) -> None:
         """A recorded game's video read to its end in the game's last stage (the stock drawn):
-        the game it shows is over. Where the counts
-        have not ended it (a card the camera missed), the referee places whoever is still in
-        by the order they stopped playing, assumed (`referee.table`, game_end)."""
+        the game it shows is over. Where the counts have not ended it (a card the camera
+        missed), the referee places whoever is still in by the order they stopped playing,
+        assumed (`referee.table`, game_end)."""
         from referee.table import recording_ends_game
         if not recording_ends_game(self.table.view().get("table") or {}):
             return
