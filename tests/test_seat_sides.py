@@ -11,8 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from datasets.game_video import GameRenderer, OracleDetector, VideoSpec, read_frames_truth, read_truth, seat_geometry
-from helpers_video import SeesNothing, plain_video
+from helpers_video import SeesNothing
 from test_browser_web import CHROMIUM, TOKEN, browser  # noqa: F401 (a fixture)
+from test_seat_zones import drag_on_zone, served_setup
 from test_web import OP, make_app, post
 from vision.seat_sides import _border, propose_sides, side_angles, side_zones
 from vision.source import open_source
@@ -191,51 +192,33 @@ def test_arm_directions_of_the_rendered_plays_point_at_their_players(clip):
 def test_the_proposed_sides_are_shown_on_the_snapshot_accepted_with_one_tap_and_one_moved(tmp_path, browser):
     from playwright.sync_api import expect
 
-    from web.app import create_app
-    from web.config import Config
-    from web.server import BackgroundServer
-
-    app = create_app(Config(data_dir=tmp_path, token=TOKEN))
-    runner = attach_camera(app, SeesNothing(), str(plain_video(tmp_path / "table.avi")), live=True)
-    store = app.extensions["masta.store"]
     proposed = {"Ann": [0.3, 0.7, 0.7, 1.0], "Bob": [0.3, 0.0, 0.7, 0.3]}
-    try:
-        with BackgroundServer(app, threads=16) as srv:
-            assert wait_for(lambda: app.extensions["masta.frames"].latest() is not None, 10)
-            app.extensions["masta.table"].submit({"type": "setup", "players": ["Ann", "Bob"], "dealer": "Bob"},
-                                                 source="operator")
-            store.set_setting("seat_proposal", {"seats": proposed, "plays": 5})  # as the camera saves it
-            ctx = browser.new_context(viewport={"width": 390, "height": 844})
-            page = ctx.new_page()
-            errors = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(f"{srv.url}/auth?token={TOKEN}&name=Dee&next=/setup/")
-            expect(page.locator("#proposal-status")).to_have_text("Sides proposed from the arms of the first 5 play(s).")
-            expect(page.locator("#zone-save")).to_be_enabled(timeout=20000)  # the snapshot came
-            assert not errors
-            page.get_by_role("button", name="Accept the proposed sides").click()
-            assert wait_for(lambda: store.get_setting("seat_zones") == proposed, 5)
-            assert runner.seats == {k: tuple(v) for k, v in proposed.items()}  # the camera uses them now
-            # moved: Bob's side drawn again, Ann's kept
-            page.select_option("#zone-mode", "Bob")
-            cv = page.locator("#zone")
-            cv.scroll_into_view_if_needed()
-            b = cv.bounding_box()
-            page.mouse.move(b["x"] + 0.0 * b["width"] + 2, b["y"] + 0.2 * b["height"])
-            page.mouse.down()
-            page.mouse.move(b["x"] + 0.25 * b["width"], b["y"] + 0.8 * b["height"], steps=5)
-            page.mouse.up()
-            page.locator("#zone-save").click()
-            assert wait_for(lambda: (store.get_setting("seat_zones") or {}).get("Bob", [1])[0] < 0.05, 5)
-            assert store.get_setting("seat_zones")["Ann"] == proposed["Ann"]
-            # the page again with sides saved: they come back drawn (JSON in a quoted attribute)
-            page.reload()
-            expect(page.locator("#seats-clear")).to_be_visible()
-            expect(page.locator("#zone-save")).to_be_enabled(timeout=20000)
-            assert not errors
-            ctx.close()
-    finally:
-        runner.stop()
+    # the proposal as the camera saves it
+    with served_setup(tmp_path, seat_proposal={"seats": proposed, "plays": 5}) as (app, runner, srv):
+        store = app.extensions["masta.store"]
+        ctx = browser.new_context(viewport={"width": 390, "height": 844})
+        page = ctx.new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(f"{srv.url}/auth?token={TOKEN}&name=Dee&next=/setup/")
+        expect(page.locator("#proposal-status")).to_have_text("Sides proposed from the arms of the first 5 play(s).")
+        expect(page.locator("#zone-save")).to_be_enabled(timeout=20000)  # the snapshot came
+        assert not errors
+        page.get_by_role("button", name="Accept the proposed sides").click()
+        assert wait_for(lambda: store.get_setting("seat_zones") == proposed, 5)
+        assert runner.seats == {k: tuple(v) for k, v in proposed.items()}  # the camera uses them now
+        # moved: Bob's side drawn again, Ann's kept
+        page.select_option("#zone-mode", "Bob")
+        drag_on_zone(page, (0.0 + 2 / page.locator("#zone").bounding_box()["width"], 0.2), (0.25, 0.8))
+        page.locator("#zone-save").click()
+        assert wait_for(lambda: (store.get_setting("seat_zones") or {}).get("Bob", [1])[0] < 0.05, 5)
+        assert store.get_setting("seat_zones")["Ann"] == proposed["Ann"]
+        # the page again with sides saved: they come back drawn (JSON in a quoted attribute)
+        page.reload()
+        expect(page.locator("#seats-clear")).to_be_visible()
+        expect(page.locator("#zone-save")).to_be_enabled(timeout=20000)
+        assert not errors
+        ctx.close()
 
 
 def test_the_sides_follow_when_a_person_says_who_played_the_first_plays(tmp_path):

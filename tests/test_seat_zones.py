@@ -2,6 +2,7 @@
 --seat`), tell from which side each play came: a hint on the rulings page, never a ruling."""
 from __future__ import annotations
 
+import contextlib
 import os
 
 import pytest
@@ -155,45 +156,60 @@ def test_the_demo_draws_its_tables_sides_from_its_video(tmp_path):
         assert set(demo_seat_zones(shipped)) == set(demo_setup(shipped)["players"])
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent: install Debian's chromium")
-def test_a_players_side_is_drawn_on_the_snapshot_and_saved(tmp_path, browser):
-    from playwright.sync_api import expect
-
+@contextlib.contextmanager
+def served_setup(tmp_path, **settings):
+    """An app serving a camera on a plain table video, a game of Ann and Bob set up, `settings`
+    saved in its store: (app, runner, server), the snapshot already come."""
     from web.app import create_app
     from web.config import Config
     from web.server import BackgroundServer
 
     app = create_app(Config(data_dir=tmp_path, token=TOKEN))
     runner = attach_camera(app, SeesNothing(), str(plain_video(tmp_path / "table.avi")), live=True)
-    store = app.extensions["masta.store"]
     try:
         with BackgroundServer(app, threads=16) as srv:
             assert wait_for(lambda: app.extensions["masta.frames"].latest() is not None, 10)
             app.extensions["masta.table"].submit({"type": "setup", "players": ["Ann", "Bob"], "dealer": "Bob"},
                                                  source="operator")
-            ctx = browser.new_context(viewport={"width": 390, "height": 844})
-            page = ctx.new_page()
-            page.goto(f"{srv.url}/auth?token={TOKEN}&name=Dee&next=/setup/")
-            page.select_option("#zone-mode", "Ann")
-            save = page.locator("#zone-save")
-            expect(save).to_have_text("Save Ann's side")
-            expect(save).to_be_enabled()  # the snapshot came
-            cv = page.locator("#zone")
-            cv.scroll_into_view_if_needed()
-            b = cv.bounding_box()
-            page.mouse.move(b["x"] + 0.1 * b["width"], b["y"] + 0.6 * b["height"])
-            page.mouse.down()
-            page.mouse.move(b["x"] + 0.9 * b["width"], b["y"] + 0.95 * b["height"], steps=5)
-            page.mouse.up()
-            save.click()
-            assert wait_for(lambda: "Ann" in (store.get_setting("seat_zones") or {}), 5)
-            x0, y0, x1, y1 = store.get_setting("seat_zones")["Ann"]
-            assert abs(x0 - 0.1) < 0.03 and abs(y0 - 0.6) < 0.03 and abs(x1 - 0.9) < 0.03 and abs(y1 - 0.95) < 0.03
-            assert runner.seats["Ann"] == (x0, y0, x1, y1)  # the camera has it already
-            assert store.get_setting("pot_zone") is None     # the pot zone was not touched
-            page.locator("#seats-clear").click()
-            assert wait_for(lambda: store.get_setting("seat_zones") == {}, 5)
-            ctx.close()
+            for key, value in settings.items():
+                app.extensions["masta.store"].set_setting(key, value)
+            yield app, runner, srv
     finally:
         runner.stop()
+
+
+def drag_on_zone(page, start: tuple[float, float], end: tuple[float, float]) -> None:
+    """Draw a box on the set-up snapshot from `start` to `end` (fractions of the canvas)."""
+    cv = page.locator("#zone")
+    cv.scroll_into_view_if_needed()
+    b = cv.bounding_box()
+    page.mouse.move(b["x"] + start[0] * b["width"], b["y"] + start[1] * b["height"])
+    page.mouse.down()
+    page.mouse.move(b["x"] + end[0] * b["width"], b["y"] + end[1] * b["height"], steps=5)
+    page.mouse.up()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is absent: install Debian's chromium")
+def test_a_players_side_is_drawn_on_the_snapshot_and_saved(tmp_path, browser):
+    from playwright.sync_api import expect
+
+    with served_setup(tmp_path) as (app, runner, srv):
+        store = app.extensions["masta.store"]
+        ctx = browser.new_context(viewport={"width": 390, "height": 844})
+        page = ctx.new_page()
+        page.goto(f"{srv.url}/auth?token={TOKEN}&name=Dee&next=/setup/")
+        page.select_option("#zone-mode", "Ann")
+        save = page.locator("#zone-save")
+        expect(save).to_have_text("Save Ann's side")
+        expect(save).to_be_enabled()  # the snapshot came
+        drag_on_zone(page, (0.1, 0.6), (0.9, 0.95))
+        save.click()
+        assert wait_for(lambda: "Ann" in (store.get_setting("seat_zones") or {}), 5)
+        x0, y0, x1, y1 = store.get_setting("seat_zones")["Ann"]
+        assert abs(x0 - 0.1) < 0.03 and abs(y0 - 0.6) < 0.03 and abs(x1 - 0.9) < 0.03 and abs(y1 - 0.95) < 0.03
+        assert runner.seats["Ann"] == (x0, y0, x1, y1)  # the camera has it already
+        assert store.get_setting("pot_zone") is None     # the pot zone was not touched
+        page.locator("#seats-clear").click()
+        assert wait_for(lambda: store.get_setting("seat_zones") == {}, 5)
+        ctx.close()
