@@ -15,7 +15,7 @@ from helpers_video import SeesNothing
 from test_browser_web import CHROMIUM, TOKEN, browser  # noqa: F401 (a fixture)
 from test_seat_zones import drag_on_zone, served_setup
 from test_web import OP, make_app, post
-from vision.seat_sides import _border, propose_sides, side_angles, side_zones
+from vision.seat_sides import _border, layout_angles, nearest_side, propose_sides, side_angles, side_zones
 from vision.source import open_source
 from web.camera import attach_camera, wait_for
 
@@ -244,3 +244,34 @@ def test_the_sides_follow_when_a_person_says_who_played_the_first_plays(tmp_path
     zones = store.get_setting("seat_zones")
     assert zones["Bob"][3] == 1.0 and zones["Ann"][1] == 0.0  # swapped: Bob at the bottom, Ann at the top
     assert runner.seats["Bob"] == tuple(zones["Bob"])
+
+
+def test_the_set_up_order_names_who_started_where_the_lowest_card_starts(tmp_path):
+    """Nobody said who starts (the lowest 4 does) and no side is drawn: the set-up's order laid
+    round the pot (its first player at the bottom of the picture, the rest clockwise) names
+    the first arm's side, so the camera tells who started; a table whose rules name the
+    starter keeps the referee's turn."""
+    assert layout_angles(["Ann", "Bob", "Cy", "Dee"]) == {"Ann": 90.0, "Bob": 180.0, "Cy": 270.0, "Dee": 0.0}
+    assert nearest_side(200.0, layout_angles(["Ann", "Bob", "Cy", "Dee"])) == "Bob"
+    app = make_app(tmp_path)
+    table = app.extensions["masta.table"]
+    store = app.extensions["masta.store"]
+    table.submit({"type": "setup", "players": ["Ann", "Bob"], "dealer": "Bob", "preset": "sydney"},
+                 source="operator")
+    runner = attach_camera(app, SeesNothing(), None, accept_sides=True)
+    runner.referee({"type": "cards_played", "cards": ["4C"], "meta": {"arm": 265.0}})  # from the top
+    ruling = next(o for o in table.outputs[2] if o.get("kind") == "ruling")
+    assert ruling["player"] == "Bob" and ruling["assumed"]["by"] == "camera"  # not Ann, left of the dealer
+    zones = store.get_setting("seat_zones")
+    assert zones["Ann"][3] == 1.0 and zones["Bob"][1] == 0.0  # Ann at the bottom, Bob at the top
+    runner.referee({"type": "cards_played", "cards": ["5C"], "meta": {"arm": 95.0}})
+    assert next(o for o in table.outputs[3] if o.get("kind") == "ruling")["player"] == "Ann"
+
+    app = make_app(tmp_path / "fr")
+    table = app.extensions["masta.table"]
+    table.submit({"type": "setup", "players": ["Ann", "Bob"], "dealer": "Bob", "preset": "fr"}, source="operator")
+    runner = attach_camera(app, SeesNothing(), None, accept_sides=True)
+    runner.referee({"type": "cards_played", "cards": ["4C"], "meta": {"arm": 265.0}})
+    ruling = next(o for o in table.outputs[2] if o.get("kind") == "ruling")
+    assert ruling["player"] == "Ann"  # left of the dealer starts: the rules say so
+    assert "seat" not in (table.log[1].get("meta") or {})

@@ -10,6 +10,12 @@ the first play (the set-up's starter), so the sides are the players' order laid 
 where the arms came from, that first play saying whose side is whose, each side then moved to
 where its own arms came from (`propose_sides`). The proposal is shown on the
 set-up snapshot to accept or move; drawing by hand stays possible.
+
+Before any play is named, and where nobody said who starts (a preset where the lowest card
+starts), the set-up's order itself is the layout (`layout_angles`): its first player at the
+bottom of the camera's picture, the others clockwise, as the set-up page asks them entered.
+The first play's arm then says who started; two players face to face give the arms nothing
+else to tell them apart by.
 """
 from __future__ import annotations
 
@@ -121,6 +127,18 @@ def side_angles(players: Sequence[str], arms: Sequence[tuple[float, str | None]]
         if seen:
             sides[p] = _mean_angle(seen)
     return sides
+
+
+def layout_angles(players: Sequence[str]) -> dict[str, float]:
+    """The set-up's order as a layout: the first player at the bottom of the picture (90
+    degrees), the others clockwise on screen, evenly spread."""
+    n = len(players)
+    return {p: (90.0 + 360.0 * i / n) % 360.0 for i, p in enumerate(players)}
+
+
+def nearest_side(angle: float, sides: dict[str, float]) -> str:
+    """The player whose side's direction is nearest `angle` (degrees)."""
+    return min(sides, key=lambda p: _diff(angle, sides[p]))
 
 
 def _border(cx: float, cy: float, angle: float) -> tuple[float, float]:

@@ -107,6 +107,7 @@ class CameraRunner:
             meta["low_conf"] = True
         if raw.get("type") == "note" and "cards" in raw:
             meta["cards"] = raw.pop("cards")
+        self._layout_side(raw.get("type"), meta)
         raw.pop("source", None)
         raw.pop("t", None)
         if meta:
@@ -144,6 +145,26 @@ class CameraRunner:
             self._letters_said = watch
             self.report(f"camera: {said}")
 
+    def _layout_side(self, kind: str | None, meta: dict) -> None:
+        """The game's first camera play, nobody having said who starts and no side drawn or
+        proposed yet: the set-up's order laid round the pot (`vision.seat_sides.layout_angles`:
+        its first player at the bottom of the picture) names the side the arm came from, so
+        that the camera tells who started; the arms' own proposal takes over from there."""
+        from vision.seat_sides import layout_angles, nearest_side, side_zones
+
+        arm = meta.get("arm")
+        players = tuple(self.table.players() or ())
+        if (not self.accept_sides or kind not in ("cards_played", "note") or arm is None
+                or meta.get("seat") or len(players) < 2 or len(set(players)) != len(players)
+                or (self.arms and players == self._arms_of) or set(self.seats) == set(players)):
+            return
+        with self.table.lock:
+            if not (self.table.view().get("table") or {}).get("starter_open"):
+                return
+        angles = layout_angles(players)
+        meta["seat"] = nearest_side(float(arm), angles)
+        self._use_sides(side_zones(angles, *self._geometry()), 0)
+
     def _note_arm(self, published: dict) -> None:
         """A camera play's arm direction and the player the referee names: the sides proposed
         from this game's first plays (`vision.seat_sides`), saved for the set-up page, and
@@ -171,16 +192,24 @@ class CameraRunner:
         if not named or named == self._named:
             return
         self._named = named
+        centre, aspect = self._geometry()
+        try:
+            sides = propose_sides(players, named, centre, aspect)
+        except ValueError:  # the same name twice: no sides to propose
+            return
+        if sides is not None:
+            self._use_sides(sides, len(self.arms))
+
+    def _geometry(self) -> tuple[tuple[float, float], float]:
+        """The pot zone's centre and the frame's width over height, for the proposed sides."""
         zone = self.pipe.watcher.zone if self.pipe is not None else (0.0, 0.0, 1.0, 1.0)
         frame = self.pipe.latest_frame() if self.pipe is not None else None
         aspect = frame.shape[1] / frame.shape[0] if frame is not None else 16 / 9
-        try:
-            sides = propose_sides(players, named, ((zone[0] + zone[2]) / 2, (zone[1] + zone[3]) / 2), aspect)
-        except ValueError:  # the same name twice: no sides to propose
-            return
-        if sides is None:
-            return
-        proposal = {"seats": {k: list(v) for k, v in sides.items()}, "plays": len(self.arms)}
+        return ((zone[0] + zone[2]) / 2, (zone[1] + zone[3]) / 2), aspect
+
+    def _use_sides(self, sides: dict, plays: int) -> None:
+        """Save the proposed sides for the set-up page, and use them with `accept_sides`."""
+        proposal = {"seats": {k: list(v) for k, v in sides.items()}, "plays": plays}
         store = self.table.store
         store.set_setting("seat_proposal", proposal)
         self.table.broadcaster.publish("sides", proposal)
