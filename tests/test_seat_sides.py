@@ -246,32 +246,41 @@ def test_the_sides_follow_when_a_person_says_who_played_the_first_plays(tmp_path
     assert runner.seats["Bob"] == tuple(zones["Bob"])
 
 
-def test_the_set_up_order_names_who_started_where_the_lowest_card_starts(tmp_path):
-    """Nobody said who starts (the lowest 4 does) and no side is drawn: the set-up's order laid
-    round the pot (its first player at the bottom of the picture, the rest clockwise) names
-    the first arm's side, so the camera tells who started; a table whose rules name the
-    starter keeps the referee's turn."""
+def test_the_set_up_order_names_the_first_plays_side_until_the_arms_say_more(tmp_path):
+    """No side drawn: the set-up's order laid round the pot (its first player at the bottom of
+    the picture, the rest clockwise) names the first arm's side, so the camera tells who
+    started where nobody said (the lowest 4 starts) and where the turn is wrong (a first play
+    the camera missed); sides drawn by hand are used as drawn."""
     assert layout_angles(["Ann", "Bob", "Cy", "Dee"]) == {"Ann": 90.0, "Bob": 180.0, "Cy": 270.0, "Dee": 0.0}
     assert nearest_side(200.0, layout_angles(["Ann", "Bob", "Cy", "Dee"])) == "Bob"
-    app = make_app(tmp_path)
-    table = app.extensions["masta.table"]
-    store = app.extensions["masta.store"]
-    table.submit({"type": "setup", "players": ["Ann", "Bob"], "dealer": "Bob", "preset": "sydney"},
-                 source="operator")
-    runner = attach_camera(app, SeesNothing(), None, accept_sides=True)
-    runner.referee({"type": "cards_played", "cards": ["4C"], "meta": {"arm": 265.0}})  # from the top
-    ruling = next(o for o in table.outputs[2] if o.get("kind") == "ruling")
-    assert ruling["player"] == "Bob" and ruling["assumed"]["by"] == "camera"  # not Ann, left of the dealer
-    zones = store.get_setting("seat_zones")
-    assert zones["Ann"][3] == 1.0 and zones["Bob"][1] == 0.0  # Ann at the bottom, Bob at the top
-    runner.referee({"type": "cards_played", "cards": ["5C"], "meta": {"arm": 95.0}})
-    assert next(o for o in table.outputs[3] if o.get("kind") == "ruling")["player"] == "Ann"
 
-    app = make_app(tmp_path / "fr")
-    table = app.extensions["masta.table"]
-    table.submit({"type": "setup", "players": ["Ann", "Bob"], "dealer": "Bob", "preset": "fr"}, source="operator")
-    runner = attach_camera(app, SeesNothing(), None, accept_sides=True)
-    runner.referee({"type": "cards_played", "cards": ["4C"], "meta": {"arm": 265.0}})
-    ruling = next(o for o in table.outputs[2] if o.get("kind") == "ruling")
-    assert ruling["player"] == "Ann"  # left of the dealer starts: the rules say so
-    assert "seat" not in (table.log[1].get("meta") or {})
+    def table_of(name: str, preset: str, seats: dict | None = None):
+        app = make_app(tmp_path / name)
+        table = app.extensions["masta.table"]
+        table.submit({"type": "setup", "players": ["Ann", "Bob"], "dealer": "Bob", "preset": preset},
+                     source="operator")
+        if seats:
+            app.extensions["masta.store"].set_setting("seat_zones", seats)
+        runner = attach_camera(app, SeesNothing(), None, accept_sides=True)
+
+        def play(card: str, arm: float) -> dict:
+            runner.referee({"type": "cards_played", "cards": [card], "meta": {"arm": arm}})
+            seq = len(table.log)
+            return next(o for o in table.outputs[seq] if o.get("kind") == "ruling")
+        return app, play
+
+    app, play = table_of("sydney", "sydney")
+    first = play("4C", 265.0)  # from the top
+    assert first["player"] == "Bob" and first["assumed"]["by"] == "camera"  # not Ann, left of the dealer
+    zones = app.extensions["masta.store"].get_setting("seat_zones")
+    assert zones["Ann"][3] == 1.0 and zones["Bob"][1] == 0.0  # Ann at the bottom, Bob at the top
+    assert play("5C", 95.0)["player"] == "Ann"
+
+    app, play = table_of("fr", "fr")  # Ann (left of the dealer) started; the camera missed it
+    assert play("4C", 265.0)["player"] == "Bob"
+    assert play("5C", 95.0)["player"] == "Ann"
+
+    drawn = {"Ann": [0.0, 0.0, 1.0, 0.3], "Bob": [0.0, 0.7, 1.0, 1.0]}  # Ann at the top, as drawn
+    app, play = table_of("drawn", "fr", drawn)
+    assert play("4C", 265.0)["player"] == "Ann"
+    assert app.extensions["masta.store"].get_setting("seat_zones")["Ann"][1] == 0.0

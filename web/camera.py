@@ -146,10 +146,11 @@ class CameraRunner:
             self.report(f"camera: {said}")
 
     def _layout_side(self, kind: str | None, meta: dict) -> None:
-        """The game's first camera play, nobody having said who starts and no side drawn or
-        proposed yet: the set-up's order laid round the pot (`vision.seat_sides.layout_angles`:
-        its first player at the bottom of the picture) names the side the arm came from, so
-        that the camera tells who started; the arms' own proposal takes over from there."""
+        """The game's first camera play, no side drawn or proposed yet: the set-up's order laid
+        round the pot (`vision.seat_sides.layout_angles`: its first player at the bottom of the
+        picture) names the side the arm came from, so that the camera tells who started (a
+        start the camera missed, a lowest card nobody named); the arms' own proposal takes
+        over from there."""
         from vision.seat_sides import layout_angles, nearest_side, side_zones
 
         arm = meta.get("arm")
@@ -158,9 +159,6 @@ class CameraRunner:
                 or meta.get("seat") or len(players) < 2 or len(set(players)) != len(players)
                 or (self.arms and players == self._arms_of) or set(self.seats) == set(players)):
             return
-        with self.table.lock:
-            if not (self.table.view().get("table") or {}).get("starter_open"):
-                return
         angles = layout_angles(players)
         meta["seat"] = nearest_side(float(arm), angles)
         self._use_sides(side_zones(angles, *self._geometry()), 0)
