@@ -98,7 +98,8 @@ class Assumption:
         if self.kind == "cards":
             why = "the camera's surest read that the rules allow"
         if self.kind == "end":
-            why = ("the counts say they hold the most" if self.by == "rules" else
+            why = ("the counts say they hold the most of those who did not play the last play"
+                   if self.by == "rules" else
                    "the camera saw the last out play against them at the end")
         labels = [o["label"] for o in self.offers] if self.offers else list(self.options)
         return {"key": self.key, "kind": self.kind, "event": self.event, "value": self.value,

@@ -1330,10 +1330,12 @@ class TableReferee:
             self._consumed.add(ann["seq"])
         holding = sorted(rest, key=lambda p: (-g.seats[p].total, -g.last_by.get(p, 0)))
         by_last = sorted(rest, key=lambda p: g.last_by.get(p, 0))
-        # the one holding clearly the most; else the one the last out played against at the
-        # end: the last play is the last out's, and the one left played just before
-        lead = len(rest) < 2 or g.seats[holding[0]].total >= g.seats[holding[1]].total + CLEAR_LEAD
-        likely = holding[0] if lead else by_last[-2]
+        # the last play is the last out's (the game ended with it), so its player is not the
+        # one left; of the others, the one holding clearly the most, else the one the last out
+        # played against at the end (who played just before)
+        left = [p for p in holding if len(rest) < 2 or p != by_last[-1]]
+        lead = len(left) < 2 or g.seats[left[0]].total >= g.seats[left[1]].total + CLEAR_LEAD
+        likely = left[0] if lead else by_last[-2]
         last = named if named in rest else likely
         if named not in rest:
             options = [likely] + [p for p in holding if p != likely]

@@ -341,15 +341,29 @@ def _end_stage(*more, bob=9):
 
 
 def test_a_game_the_counts_did_not_end_is_placed_by_who_stopped_playing_when_it_ends():
-    ref, outs = _end_stage({"type": "game_end", "source": "camera"})
-    v = ref.view()
-    assert v["over"] and v["finishing_order"] == ["Cy", "Ann", "Bob"]
-    assert v["titles"]["Bob"] == "SHITHEAD" and v["titles"]["Cy"] == "MASTA"
+    ref, outs = table({"type": "counts", "stock": 0},
+                      {"type": "counts", "player": "Ann", "hand": 0, "face_up": 0, "face_down": 3},
+                      {"type": "counts", "player": "Bob", "hand": 9, "face_up": 0, "face_down": 0},
+                      {"type": "counts", "player": "Cy", "hand": 0, "face_up": 0, "face_down": 3},
+                      play("4C", side="Ann"), play("5C", side="Bob"), play("6C", side="Cy"),
+                      play("7C", side="Ann"), play("9C", side="Bob"), play("JC", side="Cy"),
+                      {"type": "game_end", "source": "camera"})
+    v = ref.view()  # Bob holds clearly the most (7 against 1 and 1); Cy's play was the last
+    assert v["over"] and v["finishing_order"] == ["Ann", "Cy", "Bob"]
+    assert v["titles"]["Bob"] == "SHITHEAD" and v["titles"]["Ann"] == "MASTA"
     end = [a for a in v["assumptions"] if a["kind"] == "end"]
     assert len(end) == 1 and end[0]["value"] == "Bob" and end[0]["status"] == "open"
     assert end[0]["text"].startswith("Who was left holding cards at the end (the Shithead)?")
-    assert [o["label"] for o in end[0]["offers"]] == ["Bob", "Ann", "Cy"]  # the most cards first
+    assert [o["label"] for o in end[0]["offers"]] == ["Bob", "Cy", "Ann"]  # the most cards first
     assert v["question"]["key"] == end[0]["key"] and v["titles_assumed"] >= 1
+
+
+def test_whoever_played_the_last_play_went_out_with_it_whatever_the_counts_say():
+    ref, _ = _end_stage({"type": "game_end", "source": "camera"})  # Bob 7 cards by the counts
+    v = ref.view()  # but the game ended on his 9C: the counts missed cards he played or burned
+    assert v["finishing_order"] == ["Cy", "Bob", "Ann"] and v["titles"]["Ann"] == "SHITHEAD"
+    end = next(a for a in v["assumptions"] if a["kind"] == "end")
+    assert end["value"] == "Ann" and end["options"][0] == "Ann" and "Bob" in end["options"]
 
 
 def test_without_a_clear_lead_in_the_counts_the_one_left_is_who_the_last_out_played_against():
@@ -363,9 +377,9 @@ def test_without_a_clear_lead_in_the_counts_the_one_left_is_who_the_last_out_pla
 def test_one_tap_names_who_was_left_and_the_end_is_placed_again():
     ref, _ = _end_stage({"type": "game_end", "source": "camera"})
     end = next(a for a in ref.view()["assumptions"] if a["kind"] == "end")
-    ref.apply(next(o["send"] for o in end["offers"] if o["label"] == "Ann"))
+    ref.apply(next(o["send"] for o in end["offers"] if o["label"] == "Bob"))
     v = ref.view()
-    assert v["finishing_order"] == ["Cy", "Bob", "Ann"] and v["titles"]["Ann"] == "SHITHEAD"
+    assert v["finishing_order"] == ["Cy", "Ann", "Bob"] and v["titles"]["Bob"] == "SHITHEAD"
     assert not [a for a in v["assumptions"] if a["kind"] == "end"] and v["question"] is None
 
 
