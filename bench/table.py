@@ -174,7 +174,8 @@ class Person(DemoOperator):
         self.clears = [dict(e, seen=False) for e in truth.events if e.get("type") == "pot_cleared"]
         self.taps = Taps()
         self.answered: set = set()
-        self.confirmed = 0  # questions answered with the answer the referee had assumed
+        self.confirmed = 0  # questions whose likely answer was right
+        self.left_alone: set[str] = set()  # right as shown: left to step aside by themselves
 
 
     # -- what each tap costs ------------------------------------------------------------
@@ -267,17 +268,24 @@ class Person(DemoOperator):
 
     def _answer_questions(self, video_t: float | None) -> None:
         """The questions the page asks, each answered once from the truth: the one it shows
-        where the referee asks one at a time (its likely answer when the truth has none),
-        else the prompts, oldest first."""
+        where the referee asks one at a time, left alone where its likely answer is right (or
+        the truth has none: it steps aside by itself after a round of play; once the game is
+        over, confirmed with a tap to see the next), else the prompts, oldest first."""
         for _ in range(20):
             view = self.table.referee.view()
             if "question" in view:
                 q = view.get("question")
-                if not q or q["key"] in self.answered:
+                over = bool(view.get("over"))
+                if not q or (q["key"] in self.answered and not (over and q["key"] in self.left_alone)):
                     return
                 self.answered.add(q["key"])
+                self.left_alone.discard(q["key"])
                 player = self._truth_player(q, video_t) or q["value"]
-                self.confirmed += player == q["value"]
+                if player == q["value"]:
+                    self.confirmed += 1
+                    if not over:  # no tap: it steps aside after a round of play
+                        self.left_alone.add(q["key"])
+                        return
                 self._submit({"type": q["answer"]["type"], "event": q["answer"]["event"], "player": player},
                              asked=True)
                 continue

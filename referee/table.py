@@ -141,6 +141,8 @@ class Game:
     starter_open: bool = False     # nobody said who starts: the first play tells (or is assumed)
     ace_by: str | None = None      # who played the play waiting for its target
     asked: list[str] = field(default_factory=list)  # questions shown first, in order
+    plays: int = 0                 # plays ruled so far
+    shown_at: dict[str, int] = field(default_factory=dict)  # question key: `plays` when first shown
     last_by: dict[str, int] = field(default_factory=dict)  # each player's latest play (seq)
     counted_out: dict[str, int] = field(default_factory=dict)  # out by the counts, at seq
     uncounted: set[str] = field(default_factory=set)  # seen playing after the counts' out
@@ -311,6 +313,7 @@ class TableReferee:
         if fresh.game is not None and self.game is not None and fresh.game.number == self.game.number:
             # a question shown before stays asked, though the replay knows its answer now
             fresh.game.asked = self.game.asked + [k for k in fresh.game.asked if k not in self.game.asked]
+            fresh.game.shown_at = {**fresh.game.shown_at, **self.game.shown_at}
         out: list[dict] = []
         for old in self.log[start - 1:]:
             new_out = fresh.outputs.get(old["seq"], [])
@@ -527,6 +530,8 @@ class TableReferee:
             q = self._question(g)
             if q is not None and q.key not in g.asked:
                 g.asked.append(q.key)
+            if q is not None:
+                g.shown_at.setdefault(q.key, g.plays)
         return out
 
     def _step_event(self, ev: dict) -> list[dict]:
@@ -774,8 +779,17 @@ class TableReferee:
         return ([basis] if basis and not basis.quiet else []) + rest
 
     def _question(self, g: Game) -> Assumption | None:
-        """The one question to show: the first open one the camera has had its chance at."""
-        return next((a for a in self._questions(g) if a.ripe), None)
+        """The one question to show: the first open one the camera has had its chance at and
+        that has not been shown for a round of play with no one answering (agreed)."""
+        return next((a for a in self._questions(g) if a.ripe and not self._agreed(g, a)), None)
+
+    @staticmethod
+    def _agreed(g: Game, a: Assumption) -> bool:
+        """Shown while a round of play went by (each player still in playing once) with no one
+        answering and nothing settling it: taken as agreed, it steps aside for the next
+        question (it stays in the operator's list, and under the titles' assumptions)."""
+        shown = g.shown_at.get(a.key)
+        return shown is not None and g.plays - shown >= max(2, len(g.active()))
 
     def _prompt(self, g: Game, seq: int, kind: str, text: str, **extra: Any) -> dict:
         p = {"kind": "prompt", "prompt": kind, "event": seq, "text": text, **extra}
@@ -832,6 +846,7 @@ class TableReferee:
         seq = ev["seq"]
         cards = guess.value.split() if guess else self._cards_of(seq)
         g.started = True
+        g.plays += 1
         g.last_played = seq
         g.cleared_last = False
         out: list[dict] = []

@@ -110,6 +110,23 @@ def test_one_question_the_one_the_turn_rests_on_the_rest_counted():
     assert ref.view()["players"][0]["hand"] == 3 + 4
 
 
+def test_a_question_nobody_answers_for_a_round_of_play_steps_aside_for_the_next():
+    # Cy's side played out of turn (no Turbo): asked who played; nobody answers
+    ref, _ = table(play("4S"), play("4C", side="Cy"), play("6D"))
+    assert ref.view()["question"]["key"] == "player:3"
+    ref.apply(play("9D"))
+    ref.apply(play("JD"))
+    assert ref.view()["question"]["key"] == "player:3"  # two plays: not yet a round of three
+    ref.apply(play("QD"))
+    v = ref.view()
+    assert v["question"] is None and [q["key"] for q in v["questions"]] == ["player:3"]  # agreed, still listed
+    ref.apply(play("AD"))
+    ref.apply(CLEAR)  # nobody saw who the Ace hit nor who took the pot: that is asked now
+    v = ref.view()
+    assert v["question"]["key"] == "target:8" and "player:3" in [q["key"] for q in v["questions"]]
+    assert TableReferee.replay(ref.log).view()["question"] == v["question"]
+
+
 def test_titles_resting_on_guesses_say_so():
     # two players: each play from the hand; the stock is long, so end it with counts
     ref, _ = table(play("4S", side="Ann"), play("4C", side="Cy"))

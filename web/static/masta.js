@@ -364,8 +364,9 @@ const masta = (() => {
   }
 
   /* The referee's one question (view `question`): what it went on without being told, in
-     table words, the likely answer first. The operator answers with one tap; the rest wait, a
-     count (and, `all`, the whole list behind one tap). Spectators see this one question only. */
+     table words, the likely answer first. The operator answers with one tap, or leaves a right
+     one to step aside by itself after a round of play; the rest wait, a count (and, `all`, the
+     whole list behind one tap). Spectators see this one question only. */
   function questionBox(t, all) {
     const q = t && t.question;
     if (!q) return null;
@@ -385,7 +386,8 @@ const masta = (() => {
         h("div", { class: "small muted" }, h("span", { class: "tag assumed" }, "assumed"), " " + a.value + " (" + a.why + ")")];
     };
     const kids = one(q);
-    const rest = (t.questions || []).slice(1);
+    if (!t.over) kids.push(h("div", { class: "small muted q-lapse" }, "Right as assumed? No tap needed: it steps aside after a round of play."));
+    const rest = (t.questions || []).filter((a) => a.key !== q.key);
     if (rest.length) {
       const count = rest.length + " more question(s) wait";
       kids.push(op && all
