@@ -144,6 +144,7 @@ class Game:
     plays: int = 0                 # plays ruled so far
     shown_at: dict[str, int] = field(default_factory=dict)  # question key: `plays` when first shown
     last_by: dict[str, int] = field(default_factory=dict)  # each player's latest play (seq)
+    played: list[str] = field(default_factory=list)  # who played each play, in order
     counted_out: dict[str, int] = field(default_factory=dict)  # out by the counts, at seq
     uncounted: set[str] = field(default_factory=set)  # seen playing after the counts' out
 
@@ -913,6 +914,7 @@ class TableReferee:
             return out
         self._drop_prompts(g, "who_starts")
         g.last_by[player] = seq
+        g.played.append(player)
         self._take_from(g, seat, len(cards), seq, out, confirmed)
         if ruling.verdict == "illegal":
             g.pot.extend(PotCard(c, seq, player, False) for c in cards)
@@ -1345,10 +1347,12 @@ class TableReferee:
             self._consumed.add(ann["seq"])
         holding = sorted(rest, key=lambda p: (-g.seats[p].total, -g.last_by.get(p, 0)))
         by_last = sorted(rest, key=lambda p: g.last_by.get(p, 0))
-        # the last play is the last out's (the game ended with it), so its player is not the
-        # one left; of the others, the one holding clearly the most, else the one the last out
-        # played against at the end (who played just before)
+        # the last play is the last out's (the game ended with it), and a player silent while
+        # each of the others played twice went out unseen: neither is the one left. Of the
+        # others, the one holding clearly the most, else the one the last out played against
+        # at the end (who played just before)
         left = [p for p in holding if len(rest) < 2 or p != by_last[-1]]
+        left = [p for p in left if not self._silent(g, p, len(rest) - 1)] or left
         lead = len(left) < 2 or g.seats[left[0]].total >= g.seats[left[1]].total + CLEAR_LEAD
         likely = left[0] if lead else by_last[-2]
         last = named if named in rest else likely
@@ -1370,6 +1374,13 @@ class TableReferee:
             out.extend(self._set_out(g, last, seq))
         g.end_seq = seq
         return out
+
+    @staticmethod
+    def _silent(g: Game, player: str, others: int) -> bool:
+        """Has `player` not played while the `others` still in played twice each (plays
+        since theirs)? Nobody holding cards sits out two rounds: they went out unseen."""
+        since = next((i for i, p in enumerate(reversed(g.played)) if p == player), len(g.played))
+        return since >= 2 * others
 
     @staticmethod
     def _holding_words(g: Game, players: list[str]) -> str:

@@ -383,6 +383,20 @@ def test_whoever_played_the_last_play_went_out_with_it_whatever_the_counts_say()
     assert end["value"] == "Ann" and end["options"][0] == "Ann" and "Bob" in end["options"]
 
 
+def test_a_player_silent_while_the_others_played_twice_each_went_out_unseen():
+    ref, _ = table({"type": "counts", "stock": 0},
+                   {"type": "counts", "player": "Ann", "hand": 0, "face_up": 0, "face_down": 3},
+                   {"type": "counts", "player": "Bob", "hand": 9, "face_up": 0, "face_down": 0},
+                   {"type": "counts", "player": "Cy", "hand": 0, "face_up": 3, "face_down": 3},
+                   play("4C", side="Ann"), play("5C", side="Bob"), play("6C", side="Cy"),
+                   play("7C", side="Ann"), play("9C", side="Cy"), play("JC", side="Ann"),
+                   play("QC", side="Cy"), play("KC", side="Ann"),
+                   {"type": "game_end", "source": "camera"})
+    v = ref.view()  # Bob holds 8 by the counts, but Ann and Cy played on without him: he was out
+    assert v["finishing_order"] == ["Bob", "Ann", "Cy"] and v["titles"]["Cy"] == "SHITHEAD"
+    assert next(a for a in v["assumptions"] if a["kind"] == "end")["value"] == "Cy"
+
+
 def test_without_a_clear_lead_in_the_counts_the_one_left_is_who_the_last_out_played_against():
     ref, _ = _end_stage({"type": "game_end", "source": "camera"}, bob=5)  # Bob 3, Ann 1, Cy 1
     v = ref.view()  # Bob played last (out last); Ann played just before him: left holding
