@@ -149,8 +149,7 @@ class CameraRunner:
         """The game's first camera play, no side drawn or proposed yet: the set-up's order laid
         round the pot (`vision.seat_sides.layout_angles`: its first player at the bottom of the
         picture) names the side the arm came from, so that the camera tells who started (a
-        start the camera missed, a lowest card nobody named); the arms' own proposal takes
-        over from there."""
+        lowest card nobody named); the arms' own proposal takes over from there."""
         from vision.seat_sides import layout_angles, nearest_side, side_zones
 
         arm = meta.get("arm")
