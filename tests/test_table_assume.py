@@ -347,24 +347,24 @@ def test_a_plain_pick_up_the_next_play_contradicts_is_re_ruled():
     assert ref2.view()["questions"] == []
 
 
-def _end_stage(*more, bob=9):
-    """Stock gone, the counts off by a card or two each (plays the camera missed)."""
+def _last_stage(plays: str, *more, bob=9, cy=(0, 2)):
+    """Stock gone, Ann 3 face down, Bob `bob` in hand, Cy `cy` face up and down, then
+    `plays` ("4C:Ann 5C:Bob ...", each from its player's side) and `more` events."""
     return table({"type": "counts", "stock": 0},
                  {"type": "counts", "player": "Ann", "hand": 0, "face_up": 0, "face_down": 3},
                  {"type": "counts", "player": "Bob", "hand": bob, "face_up": 0, "face_down": 0},
-                 {"type": "counts", "player": "Cy", "hand": 0, "face_up": 0, "face_down": 2},
-                 play("4C", side="Ann"), play("5C", side="Bob"), play("6C", side="Cy"),
-                 play("7C", side="Ann"), play("9C", side="Bob"), *more)
+                 {"type": "counts", "player": "Cy", "hand": 0, "face_up": cy[0], "face_down": cy[1]},
+                 *[play(c, side=s) for c, s in (x.split(":") for x in plays.split())], *more)
+
+
+def _end_stage(*more, bob=9):
+    """The counts off by a card or two each (plays the camera missed); Bob played last."""
+    return _last_stage("4C:Ann 5C:Bob 6C:Cy 7C:Ann 9C:Bob", *more, bob=bob)
 
 
 def test_a_game_the_counts_did_not_end_is_placed_by_who_stopped_playing_when_it_ends():
-    ref, outs = table({"type": "counts", "stock": 0},
-                      {"type": "counts", "player": "Ann", "hand": 0, "face_up": 0, "face_down": 3},
-                      {"type": "counts", "player": "Bob", "hand": 9, "face_up": 0, "face_down": 0},
-                      {"type": "counts", "player": "Cy", "hand": 0, "face_up": 0, "face_down": 3},
-                      play("4C", side="Ann"), play("5C", side="Bob"), play("6C", side="Cy"),
-                      play("7C", side="Ann"), play("9C", side="Bob"), play("JC", side="Cy"),
-                      {"type": "game_end", "source": "camera"})
+    ref, outs = _last_stage("4C:Ann 5C:Bob 6C:Cy 7C:Ann 9C:Bob JC:Cy", {"type": "game_end", "source": "camera"},
+                            cy=(0, 3))
     v = ref.view()  # Bob holds clearly the most (7 against 1 and 1); Cy's play was the last
     assert v["over"] and v["finishing_order"] == ["Ann", "Cy", "Bob"]
     assert v["titles"]["Bob"] == "SHITHEAD" and v["titles"]["Ann"] == "MASTA"
@@ -384,14 +384,8 @@ def test_whoever_played_the_last_play_went_out_with_it_whatever_the_counts_say()
 
 
 def test_a_player_silent_while_the_others_played_twice_each_went_out_unseen():
-    ref, _ = table({"type": "counts", "stock": 0},
-                   {"type": "counts", "player": "Ann", "hand": 0, "face_up": 0, "face_down": 3},
-                   {"type": "counts", "player": "Bob", "hand": 9, "face_up": 0, "face_down": 0},
-                   {"type": "counts", "player": "Cy", "hand": 0, "face_up": 3, "face_down": 3},
-                   play("4C", side="Ann"), play("5C", side="Bob"), play("6C", side="Cy"),
-                   play("7C", side="Ann"), play("9C", side="Cy"), play("JC", side="Ann"),
-                   play("QC", side="Cy"), play("KC", side="Ann"),
-                   {"type": "game_end", "source": "camera"})
+    ref, _ = _last_stage("4C:Ann 5C:Bob 6C:Cy 7C:Ann 9C:Cy JC:Ann QC:Cy KC:Ann",
+                         {"type": "game_end", "source": "camera"}, cy=(3, 3))
     v = ref.view()  # Bob holds 8 by the counts, but Ann and Cy played on without him: he was out
     assert v["finishing_order"] == ["Bob", "Ann", "Cy"] and v["titles"]["Cy"] == "SHITHEAD"
     assert next(a for a in v["assumptions"] if a["kind"] == "end")["value"] == "Cy"
