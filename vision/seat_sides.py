@@ -96,10 +96,10 @@ def side_angles(players: Sequence[str], arms: Sequence[tuple[float, str | None]]
     The players sit around the pot in their clockwise order, evenly spread at first: the
     spread's offset is the one that fits every arm best, named or not, and which way round the
     camera sees them is the way most plays moved on from the play before. Whose side is whose
-    is what most named plays say, a tie going to the set-up's order (its first player at the
-    bottom of the picture), then to the first named play: one wrong arm (or one play the
-    referee named from a turn a Turbo shifted) does not swap every side. Each side then moves
-    to the mean of the arms nearest it."""
+    comes from the first named play alone: the referee names the later ones from its turn,
+    which one play out of turn (a Turbo, a player playing twice) shifts for every play after it,
+    while the first one's player is the set-up's starter. Each side then moves to the mean of
+    the arms nearest it."""
     players = list(players)
     n = len(players)
     if n < 2 or len(set(players)) != n:
@@ -115,20 +115,9 @@ def side_angles(players: Sequence[str], arms: Sequence[tuple[float, str | None]]
     slot = [round(((a - offset) % 360.0) / step) % n for a, _ in arms]
     moves = Counter((b - a) % n for a, b in zip(slot, slot[1:]) if a != b)
     way = -1 if n >= 3 and moves[n - 1] > moves[1] else 1
-    # where the first player sits: the slot most named plays put them in, ties going to the
-    # set-up's order (its first player at the bottom, `layout_angles`), then to the first
-    # named play (one arm can be wrong: the first one's trail holds everything since the start)
-    votes: Counter[int] = Counter()
-    for a, p in arms:
-        if p in players:
-            votes[(round(((a - offset) % 360.0) / step) - way * players.index(p)) % n] += 1
     a0, i0 = first
-    first_start = (round(((a0 - offset) % 360.0) / step) - way * i0) % n
-    layout = round(((90.0 - offset) % 360.0) / step) % n
-    best = max(votes.values())
-    start = layout if votes[layout] == best else first_start if votes[first_start] == best else \
-        max(votes, key=votes.__getitem__)
-    sides = {p: (offset + step * ((start + way * i) % n)) % 360.0 for i, p in enumerate(players)}
+    start = round(((a0 - offset) % 360.0) / step) % n  # the first named player's slot
+    sides = {p: (offset + step * ((start + way * (i - i0)) % n)) % 360.0 for i, p in enumerate(players)}
     near: dict[str, list[float]] = {p: [] for p in players}
     for a, _ in arms:  # every arm counts for the side it came nearest to
         p = min(players, key=lambda q: _diff(a, sides[q]))
