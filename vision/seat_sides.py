@@ -14,8 +14,7 @@ set-up snapshot to accept or move; drawing by hand stays possible.
 Before any play is named, the set-up's order itself is the layout (`layout_angles`): its
 first player at the bottom of the camera's picture, the others clockwise, as the set-up page
 asks them entered. The first play's arm then says who started where nobody said (the lowest
-card starts), and the set-up's order breaks ties between the named plays (`side_angles`): two
-players face to face give the arms nothing else to tell them apart by.
+card starts): two players face to face give the arms nothing else to tell them apart by.
 """
 from __future__ import annotations
 
