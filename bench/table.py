@@ -177,7 +177,6 @@ class Person(DemoOperator):
         self.confirmed = 0  # questions whose likely answer was right
         self.left_alone: set[str] = set()  # right as shown: left to step aside by themselves
 
-
     # -- what each tap costs ------------------------------------------------------------
     def _cost(self, tap: dict) -> tuple[str, int] | None:
         """(kind, taps) of a tap, or None where the referee already has it right."""

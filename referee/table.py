@@ -1427,7 +1427,6 @@ class TableReferee:
 
         Keys: `game`, `preset`, `players` (name, seat, phase hand/up/down/out, hand,
         face_up, face_down, out, place, burns, known_hand, title), `dealer`, `turn`,
-        `starter_open` (nobody has said who starts, and no play has told yet),
         `direction` ("clockwise" or "counterclockwise"), `next` (what the next play must be),
         `pot` (cards on the pot, bottom to top), `pot_illegal` (the indexes in `pot` of
         cards an illegal play left there: they do not count), `penalty` (who is to pick up
@@ -1461,7 +1460,7 @@ class TableReferee:
                             "dealer": name == g.dealer})
         return {
             "game": g.number, "preset": g.preset.name, "decks": g.decks, "players": players,
-            "dealer": g.dealer, "turn": g.turn, "starter_open": g.starter_open,
+            "dealer": g.dealer, "turn": g.turn,
             "direction": "clockwise" if g.direction == 1 else "counterclockwise",
             "next": g.next, "pot": [pc.card for pc in g.pot], "stock": g.stock,
             "pot_illegal": [i for i, pc in enumerate(g.pot) if not pc.counts],

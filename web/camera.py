@@ -153,9 +153,10 @@ class CameraRunner:
         from vision.seat_sides import layout_angles, nearest_side, side_zones
 
         arm = meta.get("arm")
+        if not self.accept_sides or kind not in ("cards_played", "note") or arm is None or meta.get("seat"):
+            return
         players = tuple(self.table.players() or ())
-        if (not self.accept_sides or kind not in ("cards_played", "note") or arm is None
-                or meta.get("seat") or len(players) < 2 or len(set(players)) != len(players)
+        if (len(players) < 2 or len(set(players)) != len(players)
                 or (self.arms and players == self._arms_of) or set(self.seats) == set(players)):
             return
         angles = layout_angles(players)
