@@ -174,3 +174,19 @@ def test_a_runtime_verbs_help_loads_no_training_code(verb):
     assert run.returncode == 0, run.stderr
     loaded = json.loads(run.stdout.strip().splitlines()[-1])
     assert [m for m in loaded if m.split(".")[0] in TRAINING] == []
+
+
+def test_the_recipes_scripts_name_modules_that_exist():
+    """A recipe run on a lent GPU has minutes: a module it names that moved (training code
+    left `vision/`) must fail here, not there."""
+    import re
+    mods = project_modules()
+    named = []
+    for script in sorted((ROOT / "datasets" / "recipes").glob("*.sh")):
+        text = script.read_text()
+        named += [(script.name, m) for m in re.findall(r"-m\s+([A-Za-z_][\w.]*)", text)]
+        named += [(script.name, m.strip()) for line in re.findall(r"-c \"import ([^;\"]+)", text)
+                  for m in line.split(",")]
+    assert named, "the recipes name no module: the check would pass on anything"
+    missing = [f"{s} names {m}" for s, m in named if m.split(".")[0] in PACKAGES and m not in mods]
+    assert not missing, "\n".join(missing)

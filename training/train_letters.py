@@ -8,7 +8,7 @@
 `prepare` draws synthetic pots and table videos in the training styles, the packaged designs
 (`datasets.package_decks`, installed by `make train-decks`) and the lettered drawn decks, and
 labels each index with the glyph its face prints (`vision.letters.training_label`): a French
-deck's V is the class `V<suit>`, not the jack. `train` is `vision.train_mix.train_mix` with the
+deck's V is the class `V<suit>`, not the jack. `train` is `training.train_mix.train_mix` with the
 head widened to `vision.letters.MODEL_CLASSES`. The real photos' crops come from the CPU recipe
 (`masta train --stages real`, copied in as `crops-real.npz`).
 """
@@ -171,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     fc = sub.add_parser("faces", help="crops-faces.npz: every index of every face of the styles, cut flat")
     fc.add_argument("--work", type=Path, required=True)
     fc.add_argument("--styles", required=True, help="comma list of training styles")
-    tr = sub.add_parser("train", help="vision.train_mix's trainer with the glyph classes")
+    tr = sub.add_parser("train", help="training.train_mix's trainer with the glyph classes")
     tr.add_argument("--work", type=Path, required=True)
     tr.add_argument("--out", type=Path, required=True)
     tr.add_argument("--minutes", type=float, required=True)
