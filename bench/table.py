@@ -165,7 +165,10 @@ class Person(DemoOperator):
     """Mode 2: a person who answers what the page asks, rightly, and fixes what the camera got
     wrong, counting the taps (`DemoOperator` matches each camera event with the script's
     play; this adds the taps, the clears, and the questions the script has no answer for).
-    An answer the referee already has right (its assumption was right) costs nothing."""
+    An answer the referee already has right (its assumption was right) costs nothing; a fact
+    the referee assumed (who an Ace hit, who played) waits for the page to ask it, since the
+    camera's next play often settles it first; a play ruled as someone else's that nobody
+    will be asked about is named at once."""
 
     def __init__(self, table, truth_log: Path):
         super().__init__(table, scripted_plays(truth_log))
@@ -176,6 +179,8 @@ class Person(DemoOperator):
         self.answered: set = set()
         self.confirmed = 0  # questions whose likely answer was right
         self.left_alone: set[str] = set()  # right as shown: left to step aside by themselves
+        self.waited = 0  # unseen facts left to the page's question (or to the camera)
+        self.deferred: list[dict] = []  # those facts, looked at again once no longer asked
 
     # -- what each tap costs ------------------------------------------------------------
     def _cost(self, tap: dict) -> tuple[str, int] | None:
@@ -195,6 +200,16 @@ class Person(DemoOperator):
             return "camera", fix_taps(decision_of(self.table.log[tap["event"] - 1]), None)
         return "camera", 1
 
+    def _waits(self, tap: dict) -> bool:
+        """Is this fact one the referee went on assuming, to be asked on the page (one question
+        at a time) or settled by the camera's next play? Then the person waits for the page:
+        they answer what it asks, not what the script knows."""
+        if tap["type"] not in ("played_by", "target"):
+            return False
+        return any(a.get("event") == tap["event"] and a.get("status") == "open"
+                   and (a.get("answer") or {}).get("type") == tap["type"]
+                   for a in self.table.referee.view().get("assumptions") or [])
+
     def _already(self, tap: dict) -> bool:
         """Does the referee already have this answer (no question about it open)? A right
         assumption waits until the page asks about it."""
@@ -212,9 +227,15 @@ class Person(DemoOperator):
             return rd is not None and rd.get("player") == tap["player"]
         return tap["player"] in (view.get("target"), view.get("turn"))
 
-    def _submit(self, tap: dict, asked: bool = False) -> dict | None:
+    def _submit(self, tap: dict, asked: bool = False, camera: bool = False) -> dict | None:
         cost = ("unseen", 1) if asked else self._cost(tap)
         if cost is None:
+            return None
+        if camera:
+            cost = ("camera", cost[1])
+        if not asked and self._waits(tap):
+            self.waited += 1
+            self.deferred.append(dict(tap, camera=camera))
             return None
         try:
             out = self.table.submit(tap, source="operator", by="bench person")
@@ -256,7 +277,35 @@ class Person(DemoOperator):
             if (event.get("type") == "cards_played" and video_t is not None and event["seq"] not in self.matched
                     and event["seq"] not in before):  # a play that never happened
                 self._submit({"type": "void", "event": event["seq"]})
+            else:
+                for seq in sorted(set(self.matched) - before):  # this play, and those added before it
+                    self._fix_player(seq)
         self._answer_questions(video_t)
+        self._look_again()
+
+    def _look_again(self) -> None:
+        """A fact the person waited on that the referee no longer asks about (the camera
+        settled it, or it stepped aside) and still has wrong: named now, as a fix."""
+        waiting, self.deferred = self.deferred, []
+        for tap in waiting:
+            if self._waits(tap):
+                self.deferred.append(tap)
+                continue
+            camera = tap.pop("camera")
+            if tap["type"] == "played_by" and tap["event"] not in self.table.outputs:
+                continue  # voided since
+            self._submit(tap, camera=camera)
+
+    def _fix_player(self, seq: int) -> None:
+        """A play ruled as another player's with no question about it: the person names who
+        played, as the rulings page lets them. A camera error where the camera named a side
+        (it read the arm wrong), else a fact it could not see. Where the referee assumed and
+        will ask, they wait for the page."""
+        tap = self._truth_answer({"prompt": "who_played", "event": seq}, None)
+        rd = next((o for o in self.table.outputs.get(seq, []) if o.get("kind") == "ruling"), None)
+        if tap is None or rd is None or rd.get("player") in (None, tap["player"]) or self._waits(tap):
+            return
+        self._submit(tap, camera=bool((self.table.log[seq - 1].get("meta") or {}).get("seat")))
 
     def finish(self) -> None:
         """Once the video has ended: what the page asks then (who was left holding cards).
@@ -264,6 +313,7 @@ class Person(DemoOperator):
         7 games all right on 100-109, against 24.5 and 8 without it (a pick-up matched to the
         wrong clear by time does harm)."""
         self._answer_questions(None)
+        self._look_again()
 
     def _answer_questions(self, video_t: float | None) -> None:
         """The questions the page asks, each answered once from the truth: the one it shows
@@ -408,7 +458,7 @@ def run_table(paths: dict[str, Path], mode: str, seats: bool, model: Path, timeo
         row["sides"] = {k: list(v) for k, v in sides.items()}
         if person is not None:
             row.update(taps_camera=person.taps.camera, taps_unseen=person.taps.unseen,
-                       taps_by_kind=dict(person.taps.by_kind), confirmed=person.confirmed)
+                       taps_by_kind=dict(person.taps.by_kind), confirmed=person.confirmed, waited=person.waited)
         return row
 
 

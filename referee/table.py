@@ -490,6 +490,10 @@ class TableReferee:
         if is_camera_mismatch(target) and (ev["type"] == "correct" or (
                 ev["type"] in ("played_by", "target") and self._annotation("correct", ref))):
             return  # cards the camera saw land but could not read: a person names them
+        if is_camera_mismatch(target) and ev["type"] in ("played_by", "target"):
+            raise EventError(f"{ev['type']} event {ev['seq']}: event {ref} is cards the camera "
+                             f"could not read; name its cards first (a correct event), then who "
+                             f"played them", seq=ev["seq"])
         if target["type"] == "missed" and (ev["type"] == "picked_up") == bool(target.get("cleared")) \
                 and ev["type"] in ("played_by", "target", "picked_up"):
             return  # what a person added: who played it, where its Ace sends the pot, who took it

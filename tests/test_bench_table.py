@@ -97,8 +97,11 @@ def test_a_person_answering_what_is_asked_brings_every_ruling_right_and_the_taps
     assert fix_taps(asked, ["2D"]) == 1
     void = fix_taps(decision_of(next(e for e in table.log if e.get("cards") == ["KH"])), None)
     assert who.taps.camera == 1 + missed_taps(["9C"]) + void
-    assert who.taps.unseen == 1  # who the Ace gave the pot to: the one thing the camera cannot see
-    assert who.taps.by_kind["target"] == 1 and who.taps.by_kind["missed"] == missed_taps(["9C"])
+    # who the Ace gave the pot to, the one thing the camera cannot see: the person waited for
+    # the page and named Ann once, as the one who played on the Ace (that settles the Ace's pot)
+    assert who.taps.unseen == 1 and who.waited == 1
+    assert who.taps.by_kind["target"] + who.taps.by_kind["played_by"] == 1
+    assert who.taps.by_kind["missed"] == missed_taps(["9C"])
 
 
 def test_an_answer_the_referee_already_has_costs_no_tap(tmp_path, truth_log):

@@ -203,11 +203,25 @@ def test_a_camera_mismatch_named_by_a_person_is_ruled_as_the_play_where_it_happe
     assert after["player"] == who[1] and "9" in after["reasons"][0]["text"]  # JD goes on the 9S
     assert client.get("/rulings/data.json").json["view"]["table"]["pot"] == ["5H", "9S", "JD"]
     assert entries[seq]["fixes"][0]["type"] == "correct"
+    # named, it is a play like any other: the page's "who played it?" can be answered
+    other = who[0]  # not the one it was ruled to
+    r = post(client, "/rulings/api/corrections", {"type": "played_by", "event": seq, "player": other})
+    assert r.status_code == 201, r.json
+    entries = {e["event"]["seq"]: e for e in client.get("/rulings/data.json").json["entries"]}
+    assert [o for o in entries[seq]["outputs"] if o["kind"] == "ruling"][0]["player"] == other
+    # a mismatch nobody named yet: who played it waits for its cards, said so, nothing recorded
+    unread = table.submit({"type": "note", "text": "camera mismatch: 4C landed",
+                           "meta": {"mismatch": True, "cards": ["4C"]}}, source="camera")["event"]["seq"]
+    n = n_events(app)
+    r = post(client, "/rulings/api/corrections", {"type": "played_by", "event": unread, "player": other})
+    assert r.status_code == 400 and "name its cards first" in r.json["error"] and n_events(app) == n
     # a plain note names no play: refused, nothing recorded
     plain = post(client, "/manual/api/events", {"type": "note", "text": "Bob sneezed"}).json["event"]["seq"]
     n = n_events(app)
     r = post(client, "/rulings/api/corrections", {"type": "correct", "event": plain, "cards": ["9S"]})
     assert r.status_code == 400 and "camera mismatch" in r.json["error"] and n_events(app) == n
+    r = post(client, "/rulings/api/corrections", {"type": "played_by", "event": plain, "player": other})
+    assert r.status_code == 400 and "cards_played or missed" in r.json["error"] and n_events(app) == n
 
 
 def test_a_play_the_camera_missed_is_added_in_place_and_survives_a_restart(app, client, tmp_path):

@@ -73,7 +73,7 @@ class DemoOperator:
         self.table = table
         self.plays = plays
         self.decided: list[tuple[float, int]] = []  # (video seconds, seq) of each camera event
-        self.matched: dict[int, ScriptedPlay] = {}   # camera event seq -> the script's play
+        self.matched: dict[int, ScriptedPlay] = {}   # event seq -> the script's play (camera's or added)
 
     def _submit(self, tap: dict) -> dict | None:
         try:
@@ -92,6 +92,8 @@ class DemoOperator:
             q.seen = True
             at = max((s for t, s in self.decided if t < q.t_rest and setup < s < seq), default=setup)
             added = self._submit({"type": "missed", "event": at, "cards": q.cards})
+            if added:
+                self.matched[added["event"]["seq"]] = q
             for answer in q.answers if added else ():
                 self._submit(dict(answer, event=added["event"]["seq"]))
 
