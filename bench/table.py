@@ -303,8 +303,8 @@ class Person(DemoOperator):
         will ask, they wait for the page."""
         tap = self._truth_answer({"prompt": "who_played", "event": seq}, None)
         rd = next((o for o in self.table.outputs.get(seq, []) if o.get("kind") == "ruling"), None)
-        if tap is None or rd is None or rd.get("player") in (None, tap["player"]) or self._waits(tap):
-            return
+        if tap is None or rd is None or rd.get("player") in (None, tap["player"]):
+            return  # (one the referee will ask about waits in `_submit`, and is looked at again)
         self._submit(tap, camera=bool((self.table.log[seq - 1].get("meta") or {}).get("seat")))
 
     def finish(self) -> None:

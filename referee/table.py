@@ -304,7 +304,7 @@ class TableReferee:
         log = self.log + [ev]
         ck = self._ckpt
         start = ck["seq"] if ck else 1
-        derived = dict(self._derived)
+        derived = self._still_derived(log)
         for _ in range(16):  # each pass may find one more guess the camera contradicts
             fresh = self._replayed(log, ev, derived)
             if not fresh._redo:
@@ -326,6 +326,14 @@ class TableReferee:
         out.extend(fresh.outputs.get(ev["seq"], []))
         self.__dict__.update(fresh.__dict__)
         return out
+
+    def _still_derived(self, log: list[dict]) -> dict[str, tuple[str, int]]:
+        """What the camera's sides made of the guesses (`_derived`), less what rested on a
+        play whose player a person has named since: their word replaces the side's."""
+        voided = _voided(log)
+        named = {e.get("event") for e in log if e["type"] == "played_by" and e["seq"] not in voided}
+        return {k: v for k, v in self._derived.items()
+                if not (k.split(":")[0] in ("target", "picked_up", "starter") and v[1] in named)}
 
     def _replayed(self, log: list[dict], ev: dict, derived: dict) -> TableReferee:
         """A referee that has replayed the current game of `log` (ending with `ev`)."""
@@ -724,18 +732,34 @@ class TableReferee:
         # turn was not where the referee thought (a play it never saw, a wrong guess)
         seat = g.seats[hint]
         turbo_ok = self._judge(g, seat, cards, seat.phase(g.stock), True).legal
-        if not turbo_ok and basis is not None and basis.kind in ("target", "picked_up", "starter"):
-            # the turn rested on a guess the camera now contradicts: whoever was before this
-            # side took the Ace's pot (or started); the game is replayed with that at once
-            before = self._before(g, hint)
-            if before in basis.options and before != basis.value and basis.key not in self._derived:
-                self._derived[basis.key] = (before, seq)
-                self._redo = True
+        if not turbo_ok:  # the camera contradicts the guess the turn rested on, if any
+            self._derive_before(g, basis, hint, seq)
         a = self._assume(g, "player", seq, hint, "camera", [hint, expected] + g.active(),
                          card_words(cards) + self._after_words(g))
         if not turbo_ok and a.value == hint:
             g.turn = hint  # in turn, as far as the referee can tell
         return a.value, {"player": a.value, "by": a.by, "key": a.key}
+
+    def _derive_before(self, g: Game, basis: Assumption | None, player: str, seq: int) -> None:
+        """`player` played `seq`, no Turbo, where the turn rested on a guess (who took the pot,
+        whom an Ace hit, who started) that had someone else in turn: whoever was before them
+        took the pot (or started); the game is replayed with that at once."""
+        if basis is None or basis.kind not in ("target", "picked_up", "starter"):
+            return
+        before = self._before(g, player)
+        if before in basis.options and before != basis.value and basis.key not in self._derived:
+            self._derived[basis.key] = (before, seq)
+            self._redo = True
+
+    def _named_out_of_turn(self, g: Game, player: str, cards: list[str], seq: int) -> None:
+        """A person named who played `seq`: that says where the turn was as the camera's side
+        would, and more surely (`_derive_before`)."""
+        basis = self._basis(g)
+        seat = g.seats.get(player)
+        if basis is None or seat is None or player == g.turn:
+            return
+        if not self._judge(g, seat, cards, seat.phase(g.stock), True).legal:
+            self._derive_before(g, basis, player, seq)
 
     def _mismatch_guess(self, g: Game, ev: dict) -> Assumption | None:
         """A camera mismatch (cards of several ranks at once, a card landed unread) nobody
@@ -863,6 +887,8 @@ class TableReferee:
         player = by["player"] if by else ev.get("player")
         if by:
             self._consumed.add(by["seq"])
+            if g.awaiting_target is None and not g.starter_open:
+                self._named_out_of_turn(g, by["player"], cards, seq)
         assumed: dict | None = None
         if player is None:
             player, assumed = self._likely_player(g, ev, cards)

@@ -347,6 +347,25 @@ def test_a_plain_pick_up_the_next_play_contradicts_is_re_ruled():
     assert ref2.view()["questions"] == []
 
 
+def test_a_person_naming_who_played_places_the_pick_up_the_cameras_side_had_placed():
+    # nobody saw who took the pot; the next play's arm, read from Ann's side, put the pick-up
+    # on Cy; a person then says Bob played it: the pick-up follows the person (Ann took it),
+    # not the side they overruled, and Bob's play is in turn
+    ref, _ = table(play("9D", side="Ann"), CLEAR, play("5H", side="Ann"))
+    assert who(ref) == ["Ann", "Ann"]
+    seq = ref.log[-1]["seq"]
+    out = ref.apply({"type": "played_by", "event": seq, "player": "Bob"})
+    assert [o["player"] for o in out if o["kind"] == "pickup" and o.get("revised")] == ["Ann"]
+    assert who(ref) == ["Ann", "Bob"] and ref.rulings()[-1]["verdict"] == "legal"
+    assert [p["hand"] for p in ref.view()["players"]] == [3 + 1, 3, 3] and ref.view()["turn"] == "Cy"
+    assert TableReferee.replay(ref.log).rulings() == ref.rulings()
+    # named the player the rules expected: the rules' own pick-up (Bob in turn took it) stands
+    ref2, _ = table(play("9D", side="Ann"), CLEAR, play("5H", side="Ann"))
+    ref2.apply({"type": "played_by", "event": seq, "player": "Cy"})
+    assert who(ref2) == ["Ann", "Cy"] and [p["hand"] for p in ref2.view()["players"]] == [3, 4, 3]
+    assert ref2.rulings()[-1]["verdict"] == "legal"
+
+
 def _last_stage(plays: str, *more, bob=9, cy=(0, 2)):
     """Stock gone, Ann 3 face down, Bob `bob` in hand, Cy `cy` face up and down, then
     `plays` ("4C:Ann 5C:Bob ...", each from its player's side) and `more` events."""
