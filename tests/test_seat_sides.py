@@ -76,6 +76,24 @@ def test_a_wrongly_named_play_counts_for_the_side_it_came_from():
     assert _diff(sides["Bob"], 211) < 2 and _diff(sides["Cy"], 329) < 2
 
 
+def test_plays_after_a_pick_up_do_not_turn_the_table_round():
+    """Three players, Ann at the bottom (90), Bob left (210), Cy right (330), only the first
+    play named: whoever picks the pot up loses their turn, so the play after a pick-up steps
+    two seats on, which at three players looks like one step the other way. Counted, those
+    steps would turn the table round and swap Ann's and Bob's sides."""
+    players = ["Ann", "Bob", "Cy"]
+    at = {"Ann": 90.0, "Bob": 210.0, "Cy": 330.0}
+    # Cy, Ann, Bob; Cy picks up: Ann; Bob picks up: Cy, Ann; Ann's pot burns... as dev game 205 went
+    order = [("Cy", True), ("Ann", True), ("Bob", True), ("Ann", False), ("Cy", False), ("Bob", False),
+             ("Cy", True), ("Bob", False), ("Ann", False), ("Cy", True), ("Bob", False), ("Ann", False)]
+    arms = [(at[p] + 2.0 * (k % 3 - 1), "Cy" if k == 0 else None, follows)
+            for k, (p, follows) in enumerate(order)]
+    sides = side_angles(players, arms)
+    assert all(_diff(sides[p], at[p]) < 5 for p in players), sides
+    turned = side_angles(players, [(a, p) for a, p, _ in arms])  # every step counted
+    assert _diff(turned["Ann"], at["Bob"]) < 5 and _diff(turned["Bob"], at["Ann"]) < 5
+
+
 def test_no_side_is_proposed_before_a_play_is_named_and_bad_players_are_refused():
     assert side_angles(["Ann", "Bob"], []) is None
     assert side_angles(["Ann", "Bob"], [(90.0, None), (270.0, None)]) is None  # nobody named yet

@@ -88,13 +88,16 @@ def _diff(a: float, b: float) -> float:
     return abs((a - b + 180.0) % 360.0 - 180.0)
 
 
-def side_angles(players: Sequence[str], arms: Sequence[tuple[float, str | None]]) -> dict[str, float] | None:
+def side_angles(players: Sequence[str], arms: Sequence[tuple]) -> dict[str, float] | None:
     """Each player's direction around the pot (degrees), from `arms`: (direction, the player the
-    referee named or None) of the first plays, `players` clockwise. None until a play is named.
+    referee named or None[, whether it followed the play before with no pot going between:
+    True if not said]) of the first plays, `players` clockwise. None until a play is named.
 
     The players sit around the pot in their clockwise order, evenly spread at first: the
     spread's offset is the one that fits every arm best, named or not, and which way round the
-    camera sees them is the way most plays moved on from the play before. Whose side is whose
+    camera sees them (a mirrored picture turns it) is the way most plays moved on from the play
+    just before; not across a pot that went between, since whoever picks it up loses their
+    turn, which at three players looks like a step the other way round. Whose side is whose
     comes from the first named play alone: the referee names the later ones from its turn,
     which one play out of turn (a Turbo, a player playing twice) shifts for every play after it,
     while the first one's player is the set-up's starter. Each side then moves to the mean of
@@ -103,22 +106,24 @@ def side_angles(players: Sequence[str], arms: Sequence[tuple[float, str | None]]
     n = len(players)
     if n < 2 or len(set(players)) != n:
         raise ValueError(f"give two players or more, each once, in clockwise order (got {players})")
-    arms = [(float(a) % 360.0, p) for a, p in list(arms)[:FIRST_PLAYS] if a is not None]
-    first = next(((a, players.index(p)) for a, p in arms if p in players), None)
+    arms = [(float(arm[0]) % 360.0, arm[1], arm[2] if len(arm) > 2 else True)
+            for arm in list(arms)[:FIRST_PLAYS] if arm[0] is not None]
+    first = next(((a, players.index(p)) for a, p, _ in arms if p in players), None)
     if first is None:
         return None
     step = 360.0 / n
     # the spread's offset: the arms' mean on a circle one step round
-    rad = np.radians([a * n for a, _ in arms])
+    rad = np.radians([a * n for a, _, _ in arms])
     offset = (math.degrees(math.atan2(float(np.sin(rad).sum()), float(np.cos(rad).sum()))) / n) % step
-    slot = [round(((a - offset) % 360.0) / step) % n for a, _ in arms]
-    moves = Counter((b - a) % n for a, b in zip(slot, slot[1:]) if a != b)
+    slot = [round(((a - offset) % 360.0) / step) % n for a, _, _ in arms]
+    moves = Counter((b - a) % n for a, b, (_, _, follows) in zip(slot, slot[1:], arms[1:])
+                    if a != b and follows)
     way = -1 if n >= 3 and moves[n - 1] > moves[1] else 1
     a0, i0 = first
     start = round(((a0 - offset) % 360.0) / step) % n  # the first named player's slot
     sides = {p: (offset + step * ((start + way * (i - i0)) % n)) % 360.0 for i, p in enumerate(players)}
     near: dict[str, list[float]] = {p: [] for p in players}
-    for a, _ in arms:  # every arm counts for the side it came nearest to
+    for a, _, _ in arms:  # every arm counts for the side it came nearest to
         p = min(players, key=lambda q: _diff(a, sides[q]))
         if _diff(a, sides[p]) <= 0.5 * step:
             near[p].append(a)
@@ -176,7 +181,7 @@ def side_zones(sides: dict[str, float], centre: tuple[float, float] = (0.5, 0.5)
     return zones
 
 
-def propose_sides(players: Sequence[str], arms: Sequence[tuple[float, str | None]],
+def propose_sides(players: Sequence[str], arms: Sequence[tuple],
                   centre: tuple[float, float] = (0.5, 0.5), aspect: float = 16 / 9) -> dict[str, Zone] | None:
     """The proposed seat zones (`side_zones` of `side_angles`), or None until a play is named."""
     sides = side_angles(players, arms)

@@ -71,8 +71,11 @@ class CameraRunner:
         self.accept_sides = accept_sides
         #: (seq, arm direction) of each of this game's first camera plays; the player each names
         #: is looked up as the referee rules it now
-        self.arms: list[tuple[int, float]] = []
-        self._named: list[tuple[float, str | None]] = []  # what the last proposal was made from
+        #: the first plays' arms: (seq, direction, whether it followed the play before with
+        #: no pot going between)
+        self.arms: list[tuple[int, float, bool]] = []
+        self._pot_went = False
+        self._named: list[tuple[float, str | None, bool]] = []  # what the last proposal was made from
         self._arms_of: tuple[str, ...] = ()
         self.pace = pace
         self.live = live
@@ -176,17 +179,20 @@ class CameraRunner:
         if len(players) < 2:
             return
         if players != self._arms_of:  # a new table: its own arms
-            self.arms, self._named, self._arms_of = [], [], players
+            self.arms, self._named, self._arms_of, self._pot_went = [], [], players, False
         ruled = any(o.get("kind") == "ruling" for o in published["outputs"])  # a mismatch ruled as a play too
+        if event.get("type") == "pot_cleared":
+            self._pot_went = True
         if event.get("type") in ("cards_played", "note") and ruled and arm is not None \
                 and len(self.arms) < FIRST_PLAYS:
-            self.arms.append((event["seq"], float(arm)))
+            self.arms.append((event["seq"], float(arm), not self._pot_went))
+            self._pot_went = False
         # each first play named as the referee names it now: a person's answer (who started)
         # or a replay may have renamed them since, and the sides follow
         with self.table.lock:
             outputs = self.table.outputs
-            named = [(a, next((o.get("player") for o in outputs.get(seq, []) if o.get("kind") == "ruling"), None))
-                     for seq, a in self.arms]
+            named = [(a, next((o.get("player") for o in outputs.get(seq, []) if o.get("kind") == "ruling"), None),
+                      follows) for seq, a, follows in self.arms]
         if not named or named == self._named:
             return
         self._named = named
