@@ -94,6 +94,22 @@ def test_plays_after_a_pick_up_do_not_turn_the_table_round():
     assert _diff(turned["Ann"], at["Bob"]) < 5 and _diff(turned["Bob"], at["Ann"]) < 5
 
 
+def test_what_people_said_about_the_first_plays_outweighs_a_misread_first_arm():
+    """Two players face to face, Ann at the bottom (90), Bob at the top (270). The first play
+    is Bob's but its arm was read from the bottom; a person says it was Bob's. Alone, that
+    answer would put Bob at the bottom; two more answers about plays whose arms came from the
+    top and the bottom settle the sides where the arms really were."""
+    players = ["Ann", "Bob"]
+    arms = [(92.0, "Bob", True, True), (88.0, "Ann", True), (270.0, "Bob", True), (91.0, "Ann", True)]
+    first_only = side_angles(players, arms)
+    assert _diff(first_only["Bob"], 90) < 5  # the misread arm, taken at the person's word
+    arms += [(268.0, "Bob", True, True), (89.0, "Ann", True, True)]
+    sides = side_angles(players, arms)
+    assert _diff(sides["Ann"], 90) < 5 and _diff(sides["Bob"], 270) < 5
+    # nothing said by anyone: the first named play places them, as before
+    assert side_angles(players, [a[:3] for a in arms]) == side_angles(players, [a[:2] for a in arms])
+
+
 def test_no_side_is_proposed_before_a_play_is_named_and_bad_players_are_refused():
     assert side_angles(["Ann", "Bob"], []) is None
     assert side_angles(["Ann", "Bob"], [(90.0, None), (270.0, None)]) is None  # nobody named yet

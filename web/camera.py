@@ -75,7 +75,7 @@ class CameraRunner:
         #: no pot going between)
         self.arms: list[tuple[int, float, bool]] = []
         self._pot_went = False
-        self._named: list[tuple[float, str | None, bool]] = []  # what the last proposal was made from
+        self._named: list[tuple] = []  # what the last proposal was made from
         self._arms_of: tuple[str, ...] = ()
         self.pace = pace
         self.live = live
@@ -191,8 +191,11 @@ class CameraRunner:
         # or a replay may have renamed them since, and the sides follow
         with self.table.lock:
             outputs = self.table.outputs
+            voided = {e.get("event") for e in self.table.log if e["type"] == "void"}
+            said = {e.get("event") for e in self.table.log  # who played it: a person's word
+                    if e["type"] == "played_by" and e["seq"] not in voided}
             named = [(a, next((o.get("player") for o in outputs.get(seq, []) if o.get("kind") == "ruling"), None),
-                      follows) for seq, a, follows in self.arms]
+                      follows, seq in said) for seq, a, follows in self.arms]
         if not named or named == self._named:
             return
         self._named = named
