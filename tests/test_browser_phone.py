@@ -230,19 +230,33 @@ def _decode(png: bytes) -> str:
     return text
 
 
+def _qr(page, selector: str, tries: int = 20) -> str:
+    """The link a QR code on the page says, read from a screenshot of it as a phone's camera
+    would; read again until it decodes (a screenshot taken while the page still lays out
+    decodes to nothing)."""
+    page.locator(selector).wait_for(state="visible")
+    text = ""
+    for _ in range(tries):
+        text = _decode(page.locator(selector).screenshot())
+        if text:
+            break
+        page.wait_for_timeout(250)
+    return text
+
+
 @SIZES
 def test_phones_join_by_qr_code_and_only_the_operator_sees_the_operators(server, browser, size):
     from playwright.sync_api import expect
 
     base = server.url
     watcher = page_at(browser, base, "/setup/", size, operator=False)
-    assert _decode(watcher.locator("#qr-watch svg").screenshot()) == base + "/"
+    assert _qr(watcher, "#qr-watch svg") == base + "/"
     expect(watcher.locator("#qr-operator")).to_have_count(0)
     assert TOKEN not in watcher.content()
     watcher.context.close()
 
     op = page_at(browser, base, "/setup/", size)
-    link = _decode(op.locator("#qr-operator svg").screenshot())
+    link = _qr(op, "#qr-operator svg")
     assert link == f"{base}/auth?token={TOKEN}"
     op.context.close()
     other = browser.new_context(viewport=size)  # another phone scans it: signed in
