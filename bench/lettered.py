@@ -18,7 +18,7 @@ sys.path.insert(0, str(ROOT))
 
 from datasets.faces import LETTERED_TEST_STYLES  # noqa: E402
 from vision.detector import DEFAULT_DETECTOR, CardDetector  # noqa: E402
-from vision.evaluate import evaluate_folder  # noqa: E402
+from training.evaluate import evaluate_folder  # noqa: E402
 from vision.letters_option import LETTER_NAMES  # noqa: E402
 
 

@@ -190,3 +190,16 @@ def test_the_recipes_scripts_name_modules_that_exist():
     assert named, "the recipes name no module: the check would pass on anything"
     missing = [f"{s} names {m}" for s, m in named if m.split(".")[0] in PACKAGES and m not in mods]
     assert not missing, "\n".join(missing)
+
+
+def test_the_benchmark_scripts_import_modules_that_exist():
+    """`bench/` is not a package the circle check reads, and a benchmark is run seldom: a module
+    of the project it imports that moved must fail here."""
+    mods = project_modules()
+    missing = []
+    for script in sorted((ROOT / "bench").glob("*.py")):
+        for imported, line, _ in imports_of(f"bench.{script.stem}", script):
+            top = imported.split(".")[0]
+            if top in PACKAGES and imported not in mods and imported.rpartition(".")[0] not in mods:
+                missing.append(f"bench/{script.name}:{line} imports {imported}")
+    assert not missing, "\n".join(missing)
