@@ -56,6 +56,9 @@ ANNOTATIONS = frozenset({"played_by", "target", "picked_up", "correct", "void", 
 #: and this share of them, came from that player's side: the counts missed cards (a misread
 #: hint now and then does not reach it)
 UNCOUNTED_PLAYS, UNCOUNTED_SHARE = 3, 0.3
+#: the guesses a turn can rest on (who took the pot, whom an Ace hit, who started): a play from
+#: out of that turn, no Turbo, places them again (`_derive_before`)
+TURN_GUESSES = ("target", "picked_up", "starter")
 #: at a game's end, the one holding this many cards more than anyone else still in is the one
 #: left; closer than that the counts are not trusted over who played last (see `_game_end`)
 CLEAR_LEAD = 4
@@ -330,10 +333,9 @@ class TableReferee:
     def _still_derived(self, log: list[dict]) -> dict[str, tuple[str, int]]:
         """What the camera's sides made of the guesses (`_derived`), less what rested on a
         play whose player a person has named since: their word replaces the side's."""
-        voided = _voided(log)
-        named = {e.get("event") for e in log if e["type"] == "played_by" and e["seq"] not in voided}
+        named = said_who_played(log)
         return {k: v for k, v in self._derived.items()
-                if not (k.split(":")[0] in ("target", "picked_up", "starter") and v[1] in named)}
+                if not (k.split(":")[0] in TURN_GUESSES and v[1] in named)}
 
     def _replayed(self, log: list[dict], ev: dict, derived: dict) -> TableReferee:
         """A referee that has replayed the current game of `log` (ending with `ev`)."""
@@ -744,7 +746,7 @@ class TableReferee:
         """`player` played `seq`, no Turbo, where the turn rested on a guess (who took the pot,
         whom an Ace hit, who started) that had someone else in turn: whoever was before them
         took the pot (or started); the game is replayed with that at once."""
-        if basis is None or basis.kind not in ("target", "picked_up", "starter"):
+        if basis is None or basis.kind not in TURN_GUESSES:
             return
         before = self._before(g, player)
         if before in basis.options and before != basis.value and basis.key not in self._derived:
@@ -1526,6 +1528,13 @@ class TableReferee:
                 "turn_assumed": basis is not None and not basis.quiet and not g.over,
                 "titles_assumed": sum(a.is_open and not a.quiet for a in g.assumptions.values())
                 if g.over else 0}
+
+
+def said_who_played(log: list[dict]) -> set[int]:
+    """The plays of `log` whose player a person named (a `played_by` not voided since): their
+    word, which outweighs what the camera's sides made of those plays."""
+    voided = _voided(log)
+    return {ev["event"] for ev in log if ev["type"] == "played_by" and ev["seq"] not in voided}
 
 
 def _voided(log: list[dict]) -> set[int]:

@@ -69,10 +69,9 @@ class CameraRunner:
         self.seats = dict(seats or {})
         #: the sides proposed from the arms are used as they come (no one draws them)
         self.accept_sides = accept_sides
-        #: (seq, arm direction) of each of this game's first camera plays; the player each names
-        #: is looked up as the referee rules it now
-        #: the first plays' arms: (seq, direction, whether it followed the play before with
-        #: no pot going between)
+        #: (seq, arm direction, whether it followed the play before with no pot going between)
+        #: of each of this game's first camera plays; the player each names is looked up as the
+        #: referee rules it now
         self.arms: list[tuple[int, float, bool]] = []
         self._pot_went = False
         self._named: list[tuple] = []  # what the last proposal was made from
@@ -171,6 +170,7 @@ class CameraRunner:
         from this game's first plays (`vision.seat_sides`), saved for the set-up page, and
         used at once with `accept_sides`; proposed again whenever the referee names one of
         those plays otherwise (a person said who started)."""
+        from referee.table import said_who_played
         from vision.seat_sides import FIRST_PLAYS, propose_sides
 
         event = published["event"]
@@ -189,14 +189,15 @@ class CameraRunner:
             self._pot_went = False
         # each first play named as the referee names it now: a person's answer (who started)
         # or a replay may have renamed them since, and the sides follow
+        if not self.arms:
+            return
         with self.table.lock:
             outputs = self.table.outputs
-            voided = {e.get("event") for e in self.table.log if e["type"] == "void"}
-            said = {e.get("event") for e in self.table.log  # who played it: a person's word
-                    if e["type"] == "played_by" and e["seq"] not in voided}
+            # who played which: a person's word; said (or voided) after those plays only
+            said = said_who_played(self.table.log[self.arms[0][0] - 1:])
             named = [(a, next((o.get("player") for o in outputs.get(seq, []) if o.get("kind") == "ruling"), None),
                       follows, seq in said) for seq, a, follows in self.arms]
-        if not named or named == self._named:
+        if named == self._named:
             return
         self._named = named
         centre, aspect = self._geometry()
