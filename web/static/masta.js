@@ -97,6 +97,13 @@ const masta = (() => {
     return resp.json();
   }
 
+  /* Whether snapshot `s` is not older than `now`: a snapshot fetched when the stream (re)opened
+     may arrive after an update pushed since, and drawing it would undo that update. The log
+     only grows within an evening, so its length orders them. */
+  function fresher(s, now) {
+    return !now || !s || s.evening !== now.evening || (s.seq || 0) >= (now.seq || 0);
+  }
+
   let toastTimer = null;
   function toast(text, bad, ms) {
     let el = document.getElementById("toast");
@@ -441,6 +448,6 @@ const masta = (() => {
     if (u && u.until > Date.now() && isOperator()) showUndo(u);  // recorded just before this page opened
   });
 
-  return { h, card, post, get, toast, listen, banner, cameraDot, initial, when, promptBox, questionBox, isOperator, cardPicker,
+  return { h, card, post, get, fresher, toast, listen, banner, cameraDot, initial, when, promptBox, questionBox, isOperator, cardPicker,
     alerts, alertKinds, keepAwake, cueScrolls };
 })();

@@ -143,7 +143,7 @@
     camera: (msg) => { camStatus.textContent = msg.status; camStatus.hidden = false; },
     // (re)connected: what changed meanwhile, the camera's state too (it may have stopped)
     open: () => masta.get("/live/state.json").then((s) => {
-      state = s; render(s, false);
+      if (masta.fresher(s, state)) { state = s; render(s, false); }
       masta.cameraDot({ running: s.camera_running, status: s.camera });
       if (!s.camera_running) { camStatus.textContent = s.camera; camStatus.hidden = false; }
     }),

@@ -50,5 +50,5 @@
   showSel();
   listen({ update: (m) => { state = m.view; render(state, true); },
     // (re)connected: what was pushed while the stream was down
-    open: () => masta.get("/live/state.json").then((s) => { state = s; render(s, false); }) });
+    open: () => masta.get("/live/state.json").then((s) => { if (masta.fresher(s, state)) { state = s; render(s, false); } }) });
 })();
