@@ -564,6 +564,30 @@ def test_a_fanned_double_of_one_rank_stays_two_cards():
     assert sorted(d.card for d in group_indices(other, mate_near=1.0)) == ["7C", "9C"]
 
 
+def test_a_fanned_doubles_lower_index_read_with_the_upper_suit_is_the_other_card():
+    # 2D's two corners (a card's length apart), and right beside its lower corner a third
+    # index read 2D too, unsurely, a 2S and a 2C in its reads: the fanned 2S's, not the 2D's
+    top, low = _hit("2D", 100, 100, 0.96), _hit("2D", 150, 230, 0.92)
+    beside = _hit("2D", 178, 236, 0.45, "2S", 0.3)
+    beside.probs[CLASSES.index("2C")] = 0.15
+    assert [d.card for d in group_indices([top, low, beside])] == ["2D"]  # still photos: one card
+    cards = group_indices([top, low, beside], beside=CAMERA["beside"])  # the table camera: two
+    assert sorted(d.card for d in cards) == ["2D", "2S"]
+    two_d, two_s = sorted(cards, key=lambda d: d.card)
+    assert two_d.box == (100, 100, 170, 260)  # the 2D no longer spans the 2S's index
+    assert "2D" not in two_s.reads and two_s.reads["2S"] > two_s.reads["2C"]
+    # as sure as its rank is read: the three suits' reads over the 2D's alone
+    assert two_s.conf == pytest.approx(beside.conf * (0.45 + 0.3 + 0.15) / 0.45, rel=0.02)
+    # the same index with no other suit in its reads stays what it read (a second copy)
+    alone = _hit("2D", 178, 236, 0.45)
+    assert [d.card for d in group_indices([top, low, alone], beside=2.0)] == ["2D", "2D"]
+    # boxes that touch are one index (the rank alone, and rank and suit): never split
+    touching = [top, low, _hit("2D", 160, 235, 0.5, "2S", 0.3)]
+    assert [d.card for d in group_indices(touching, beside=2.0)] == ["2D"]
+    # a card's two corners, each read by two boxes, stay one card
+    assert [d.card for d in group_indices([top, _hit("2D", 103, 104, 0.6, "2S", 0.3), low], beside=2.0)] == ["2D"]
+
+
 @settings(max_examples=80, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["7C", "7S", "7H", "QS"]), st.floats(0, 300), st.floats(0, 300),
                           st.floats(0.3, 0.99), st.sampled_from(["7C", "7S", "QS"]), st.floats(0, 0.5)),

@@ -63,8 +63,12 @@ MATE_NEAR = 1.0
 #: the reads averaged: on the dev renders (seeds 200-203) 530 of 567 plays right against 521,
 #: at 32.9 ms a 640x480 frame against 23 (every crop turned, even the sure ones: 534 plays, but
 #: 63 ms, over issue #3's 40; model card, "An unsure index read at its four quarter turns").
+#: Two places of one card id within two index sizes are two cards (`beside` 2, `beside_split`):
+#: the demo's fanned 2D 2S, its 2S's index read 2D, was one 2D; on the dev renders (seeds
+#: 200-205) 802 of 867 plays against 801. Not on still photos: the real valid photos' F1 fell
+#: from 0.979 to 0.958 with it (close-ups, where one index's rank and suit boxes need not touch).
 CAMERA: dict = {"conf": 0.35, "accept": 0.0, "det_conf": 0.05, "faint_min_side": 720, "mate_near": 0.0,
-                "turns": 4}
+                "turns": 4, "beside": 2.0}
 
 
 @dataclass
@@ -187,6 +191,7 @@ class CardDetector:
                  box_scales: tuple[float, ...] = (1.0, 1.4, 0.8, 1.8, 0.65), sure: float = 0.9, accept: float = 0.8,
                  reread_from: float = 0.1, faint_min_side: int = 0, decode_kept: bool = True,
                  deck=None, features: bool = False, mate_near: float = MATE_NEAR, turns: int = 1,
+                 beside: float = 0.0,
                  letters: str = "en"):
         import onnxruntime as ort
 
@@ -240,6 +245,7 @@ class CardDetector:
         # a same-rank card within this many index sizes of a surer one, read from its index
         # with another suit, is dropped (`suit_mates`); 0 keeps every such card
         self.mate_near = mate_near
+        self.beside = beside
         # how far a region of interest may be magnified to fill the model's input (1 = never)
         self.max_zoom = max_zoom
         # an index box read at less than `sure` is read again cut to these multiples of its
@@ -421,7 +427,7 @@ class CardDetector:
 
     def cards_of(self, hits: list[IndexHit]) -> list[Detection]:
         """The physical cards that `read_indices`' hits make, at this detector's settings."""
-        cards = group_indices(hits, copies=self.decks, mate_near=self.mate_near)
+        cards = group_indices(hits, copies=self.decks, mate_near=self.mate_near, beside=self.beside)
         return [c for c in cards if c.conf >= self.conf]
 
 
@@ -453,7 +459,7 @@ def _readings(group: list[IndexHit], top: int = 3, least: float = 0.05) -> dict[
 
 
 def group_indices(hits: list[IndexHit], copies: int | None = None,
-                  mate_near: float = 0.0, mate_reads: float = MATE_READS) -> list[Detection]:
+                  mate_near: float = 0.0, mate_reads: float = MATE_READS, beside: float = 0.0) -> list[Detection]:
     """Merge the indices of one physical card (same id, within about one card's length).
 
     A card's length is about 5.5 times its index's longer side; two identical cards (two
@@ -462,6 +468,7 @@ def group_indices(hits: list[IndexHit], copies: int | None = None,
     `mate_near` > 0: a card whose closest index lies within `mate_near` index sizes of a
     surer card's of the same rank, and whose own reads give that card at least `mate_reads`,
     is that card's index read with the wrong suit, not a card (`suit_mates`).
+    `beside` > 0: two places of one id that close (index sizes) are two cards (`beside_split`).
     """
     hits = sorted(hits, key=lambda h: -h.conf)
     groups: list[list[IndexHit]] = []
@@ -478,15 +485,19 @@ def group_indices(hits: list[IndexHit], copies: int | None = None,
                 break
         else:
             groups.append([h])
+    split = [beside_split(g, beside) if beside > 0 else [g] for g in groups]
+    groups = [part for parts in split for part in parts]
+    beside = {id(part) for parts in split for part in parts[1:]}
     out = []
     for g in groups:
         b = np.array([h.box for h in g])
         # confidence: the best index, raised a little when several indices agree (counting one
         # index's overlapping boxes once was measured 1 Dec and not kept: see the model card)
         p = 1.0 - np.prod([1.0 - h.conf for h in g])
-        out.append(Detection(g[0].card, float(min(1.0, max(p, g[0].conf))),
-                             (float(b[:, 0].min()), float(b[:, 1].min()),
-                              float(b[:, 2].max()), float(b[:, 3].max())), _readings(g)))
+        d = Detection(g[0].card, float(min(1.0, max(p, g[0].conf))),
+                      (float(b[:, 0].min()), float(b[:, 1].min()),
+                       float(b[:, 2].max()), float(b[:, 3].max())), _readings(g))
+        out.append(other_suit(d) if id(g) in beside else d)
     if mate_near > 0:
         out = suit_mates(out, groups, mate_near, mate_reads)
     out.sort(key=lambda d: -d.conf)
@@ -499,6 +510,61 @@ def group_indices(hits: list[IndexHit], copies: int | None = None,
                 kept.append(d)
         out = kept
     return out
+
+
+def _places(g: list[IndexHit]) -> list[list[IndexHit]]:
+    """The hits of one card id in places: boxes that touch are one index (the rank alone, rank
+    and suit, a looser box)."""
+    places: list[list[IndexHit]] = []
+    for h in g:
+        joined = [p for p in places if any(_touch(h.box, o.box) for o in p)]
+        for p in joined:
+            places.remove(p)
+        places.append([x for p in joined for x in p] + [h])
+    return places
+
+
+def _touch(a, b) -> bool:
+    return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
+
+
+def beside_split(g: list[IndexHit], beside: float) -> list[list[IndexHit]]:
+    """One card id's group of hits, split where an index place lies right beside a surer one
+    (within `beside` index sizes: a place's tightest box's longer side, centre to centre,
+    without touching): a card's corner indices lie at least its width apart (about 3.5 index
+    sizes), while a fanned double of one rank lays its lower card's index right beside the
+    upper card's, and that lower index, read with the upper card's suit, was counted as the
+    upper card's, the lower card lost. The less sure place is another card's index (it keeps its own group; which
+    card it is, `_other_suit_beside` says). The group's first hit stays first."""
+    places = _places(g)
+    if len(places) < 2:
+        return [g]
+    places.sort(key=lambda p: -max(h.conf for h in p))
+    size = [min(_side(h.box) for h in p) for p in places]  # a place's tightest box: a loose one
+    kept, apart = [0], []                                # spans much more than the index
+    for i in range(1, len(places)):
+        near = any(np.hypot(*np.subtract(_centre(a.box), _centre(b.box))) <= beside * min(size[k], size[i])
+                   for k in kept for a in places[k] for b in places[i])
+        (apart if near else kept).append(i)
+    kept, apart = [places[k] for k in kept], [places[i] for i in apart]
+    first = [h for h in g if any(h is x for q in kept for x in q)]
+    return [first] + [sorted(p, key=lambda h: -h.conf) for p in apart]
+
+
+def other_suit(d: Detection) -> Detection:
+    """A card split off beside a surer card of its id (`beside_split`) is another card of that
+    rank, the read's own card lying there already, its index next door: the likeliest other
+    suit its reads give, as sure as its rank is read (the watcher asks while the suits stay
+    split), its reads without the card it cannot be. With no other suit read at all it stays
+    a second copy."""
+    others = {c: p for c, p in d.reads.items() if c != d.card and rank_of(c) == rank_of(d.card)}
+    own = d.reads.get(d.card, 0.0)
+    if not others or own <= 0:
+        return d
+    card = max(others, key=others.get)
+    conf = min(1.0, d.conf * (own + sum(others.values())) / own)
+    return Detection(card, conf, d.box, {card: others[card], **{c: p for c, p in d.reads.items()
+                                                                if c not in (card, d.card)}})
 
 
 def suit_mates(cards: list[Detection], groups: list[list[IndexHit]], near: float,
