@@ -23,6 +23,11 @@ def overlap(a, b) -> float:
     return ix * iy
 
 
+def touch(a, b) -> bool:
+    """Whether two boxes overlap or meet at an edge."""
+    return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
+
+
 def iou(a, b) -> float:
     """Intersection over union; 0 for two empty boxes."""
     inter = overlap(a, b)

@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 
 from referee.cards import rank_of
-from vision.boxes import centre as _centre, side as _side
+from vision.boxes import centre as _centre, side as _side, touch
 from vision.card_face import FACE_H, FACE_MODEL_NAME, FACE_W, candidate_pairs, centres, fuse, rectify
 from vision.classifier import CLASSES, NONE, NONE_ID, IndexClassifier, crop_index, session_options, to_nchw, turned
 from vision.int8_check import check_int8
@@ -487,7 +487,7 @@ def group_indices(hits: list[IndexHit], copies: int | None = None,
             groups.append([h])
     split = [beside_split(g, beside) if beside > 0 else [g] for g in groups]
     groups = [part for parts in split for part in parts]
-    beside = {id(part) for parts in split for part in parts[1:]}
+    split_off = {id(part) for parts in split for part in parts[1:]}
     out = []
     for g in groups:
         b = np.array([h.box for h in g])
@@ -497,7 +497,7 @@ def group_indices(hits: list[IndexHit], copies: int | None = None,
         d = Detection(g[0].card, float(min(1.0, max(p, g[0].conf))),
                       (float(b[:, 0].min()), float(b[:, 1].min()),
                        float(b[:, 2].max()), float(b[:, 3].max())), _readings(g))
-        out.append(other_suit(d) if id(g) in beside else d)
+        out.append(other_suit(d) if id(g) in split_off else d)
     if mate_near > 0:
         out = suit_mates(out, groups, mate_near, mate_reads)
     out.sort(key=lambda d: -d.conf)
@@ -517,15 +517,11 @@ def _places(g: list[IndexHit]) -> list[list[IndexHit]]:
     and suit, a looser box)."""
     places: list[list[IndexHit]] = []
     for h in g:
-        joined = [p for p in places if any(_touch(h.box, o.box) for o in p)]
+        joined = [p for p in places if any(touch(h.box, o.box) for o in p)]
         for p in joined:
             places.remove(p)
         places.append([x for p in joined for x in p] + [h])
     return places
-
-
-def _touch(a, b) -> bool:
-    return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
 
 
 def beside_split(g: list[IndexHit], beside: float) -> list[list[IndexHit]]:
@@ -534,21 +530,21 @@ def beside_split(g: list[IndexHit], beside: float) -> list[list[IndexHit]]:
     without touching): a card's corner indices lie at least its width apart (about 3.5 index
     sizes), while a fanned double of one rank lays its lower card's index right beside the
     upper card's, and that lower index, read with the upper card's suit, was counted as the
-    upper card's, the lower card lost. The less sure place is another card's index (it keeps its own group; which
-    card it is, `_other_suit_beside` says). The group's first hit stays first."""
+    upper card's, the lower card lost. The less sure place is another card's index (it keeps
+    its own group; which card it is, `other_suit` says). The group's first hit stays first."""
     places = _places(g)
     if len(places) < 2:
         return [g]
     places.sort(key=lambda p: -max(h.conf for h in p))
-    size = [min(_side(h.box) for h in p) for p in places]  # a place's tightest box: a loose one
-    kept, apart = [0], []                                # spans much more than the index
+    # each place's size is its tightest box's: a loose box spans much more than the index
+    size = [min(_side(h.box) for h in p) for p in places]
+    kept, apart = [0], []
     for i in range(1, len(places)):
         near = any(np.hypot(*np.subtract(_centre(a.box), _centre(b.box))) <= beside * min(size[k], size[i])
                    for k in kept for a in places[k] for b in places[i])
         (apart if near else kept).append(i)
-    kept, apart = [places[k] for k in kept], [places[i] for i in apart]
-    first = [h for h in g if any(h is x for q in kept for x in q)]
-    return [first] + [sorted(p, key=lambda h: -h.conf) for p in apart]
+    stays = {id(h) for k in kept for h in places[k]}
+    return [[h for h in g if id(h) in stays]] + [sorted(places[i], key=lambda h: -h.conf) for i in apart]
 
 
 def other_suit(d: Detection) -> Detection:
