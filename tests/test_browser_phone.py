@@ -8,6 +8,7 @@ import json
 import urllib.request
 
 import pytest
+from helpers_qr import read_png
 from test_browser_web import CHROMIUM, TOKEN, api, browser, server, signed_in  # noqa: F401 (fixtures)
 
 pytestmark = [
@@ -220,16 +221,6 @@ def test_house_rules_are_switched_and_saved_as_a_preset(server, browser, size):
     page.context.close()
 
 
-def _decode(png: bytes) -> str:
-    """What a QR code in a screenshot says (OpenCV's reader)."""
-    import cv2
-    import numpy as np
-
-    img = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_GRAYSCALE)
-    text, _, _ = cv2.QRCodeDetector().detectAndDecode(img)
-    return text
-
-
 def _qr(page, selector: str, tries: int = 20) -> str:
     """The link a QR code on the page says, read from a screenshot of it as a phone's camera
     would; read again until it decodes (a screenshot taken while the page still lays out
@@ -237,7 +228,7 @@ def _qr(page, selector: str, tries: int = 20) -> str:
     page.locator(selector).wait_for(state="visible")
     text = ""
     for _ in range(tries):
-        text = _decode(page.locator(selector).screenshot())
+        text = read_png(page.locator(selector).screenshot())
         if text:
             break
         page.wait_for_timeout(250)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from helpers_qr import read_qr
 from helpers_server import read_until
 from test_web import TOKEN, make_app
 
@@ -34,7 +35,7 @@ def read_blocks(lines: list[str]) -> str:
     img = np.array([r + [1] * (width - len(r)) for r in rows], np.uint8) * 255
     img = cv2.copyMakeBorder(img, 4, 4, 4, 4, cv2.BORDER_CONSTANT, value=255)
     img = cv2.resize(img, None, fx=8, fy=8, interpolation=cv2.INTER_NEAREST)
-    return cv2.QRCodeDetector().detectAndDecode(img)[0]
+    return read_qr(img)
 
 
 def read_svg_png(svg: str) -> str:
@@ -54,7 +55,7 @@ def read_svg_png(svg: str) -> str:
             img[int(y - 0.5), int(min(x, x + n)):int(max(x, x + n))] = 0
             x += n
     img = cv2.resize(img, None, fx=8, fy=8, interpolation=cv2.INTER_NEAREST)
-    return cv2.QRCodeDetector().detectAndDecode(img)[0]
+    return read_qr(img)
 
 
 def test_the_terminal_code_reads_back_as_the_address():
