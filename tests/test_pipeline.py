@@ -66,7 +66,8 @@ def test_pipeline_transcribes_the_clip_and_the_referee_rules(clip, tmp_path):
 
 def test_seat_zones_name_who_played_in_the_json_lines(clip):
     """Each player's side of the rendered table as seat zones: each play's `masta watch --json`
-    line says from which side it came, and that is mostly the side of the player who played."""
+    line says from which side it came (where the arm's direction fits a side), and that is
+    mostly the side of the player who played."""
     truth = read_truth(clip["truth"])
     oracle = OracleDetector(read_frames_truth(clip["frames"]))
     seats = seat_zones(truth.meta, truth.events[0]["players"])
@@ -75,10 +76,10 @@ def test_seat_zones_name_who_played_in_the_json_lines(clip):
              watcher=PotWatcher(WatcherConfig(), seats=seats)).run()
     plays = [p for p in seen if p.watch.type == "cards_played"]
     lines = [p.to_json() for p in plays]
-    assert plays and all(line.get("seat") in seats for line in lines)
+    assert plays and all(line["seat"] in seats for line in lines if "seat" in line)
     hints = seat_hints(truth.camera_events, [{"type": "cards_played", "cards": p.watch.cards, "t": p.t,
                                                "seat": p.watch.seat} for p in plays])
-    assert hints["right"] > 2 * (hints["wrong"] + hints["none"]), hints
+    assert hints["right"] > 2 * (hints["wrong"] + hints["none"]) and hints["wrong"] <= 1, hints
 
 
 def test_pipeline_runs_in_a_thread_and_stops(clip):

@@ -377,6 +377,20 @@ def test_seat_zones_say_which_side_the_arm_came_from():
     assert 45 < events[0].arm < 135 and events[0].to_log_event()["meta"] == {"arm": round(events[0].arm, 1)}
 
 
+def test_a_side_whose_box_the_arm_crossed_from_elsewhere_is_not_named():
+    """The arm comes up from the bottom edge, inside the left half's box: the left half's
+    player sits to the left of the pot, so the motion alone does not name them (the referee
+    then goes by the turn); a box the arm's direction fits does."""
+    s = Scene()
+    s.still(10)
+    s.play(["8D"], (140, 100))
+    s.still(15)
+    _, events = run(s, PotWatcher(seats={"Bob": (0.0, 0.0, 0.5, 1.0), "Ann": (0.5, 0.0, 1.0, 1.0)}))
+    assert 45 < events[0].arm < 135 and events[0].seat is None
+    _, events = run(s, PotWatcher(seats={"Bob": (0.0, 0.55, 0.5, 1.0), "Ann": (0.0, 0.0, 1.0, 0.2)}))
+    assert events[0].seat == "Bob"
+
+
 def test_the_drawn_frame_shows_each_seat_zone_where_it_lies():
     from vision.pot_watcher import SEAT_COLOR
 

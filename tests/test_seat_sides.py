@@ -15,7 +15,8 @@ from helpers_video import SeesNothing
 from test_browser_web import CHROMIUM, TOKEN, browser  # noqa: F401 (a fixture)
 from test_seat_zones import drag_on_zone, served_setup
 from test_web import OP, make_app, post
-from vision.seat_sides import _border, layout_angles, nearest_side, propose_sides, side_angles, side_zones
+from vision.seat_sides import (ARM_OFF, _border, arm_agrees, layout_angles, nearest_side, propose_sides, side_angles,
+                               side_zones, zone_angles)
 from vision.source import open_source
 from web.camera import attach_camera, wait_for
 
@@ -108,6 +109,20 @@ def test_what_people_said_about_the_first_plays_outweighs_a_misread_first_arm():
     assert _diff(sides["Ann"], 90) < 5 and _diff(sides["Bob"], 270) < 5
     # nothing said by anyone: the first named play places them, as before
     assert side_angles(players, [a[:3] for a in arms]) == side_angles(players, [a[:2] for a in arms])
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(2, 6), offset=st.floats(0, 360), off=st.floats(-0.5, 0.5))
+def test_an_arm_names_a_side_only_from_that_sides_direction(n, offset, off):
+    """Sides spread evenly round the pot (their boxes as proposed): an arm close to a side's
+    direction fits it; one well on the way to the next side does not, whatever moved in its box."""
+    zones = side_zones({NAMES[i]: (offset + 360.0 * i / n) % 360.0 for i in range(n)})
+    arm = (zone_angles(zones, (0.5, 0.5))["Ann"] + off * 360.0 / n) % 360.0
+    if abs(off) <= ARM_OFF - 0.05:
+        assert arm_agrees("Ann", arm, zones, (0.5, 0.5))
+    elif abs(off) >= ARM_OFF + 0.05:
+        assert not arm_agrees("Ann", arm, zones, (0.5, 0.5))
+    assert arm_agrees("Ann", None, zones, (0.5, 0.5))  # no arm seen: nothing contradicts the box
 
 
 def test_no_side_is_proposed_before_a_play_is_named_and_bad_players_are_refused():

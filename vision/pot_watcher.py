@@ -25,8 +25,9 @@ The design, in the order a frame runs through it (docs/architecture.md, "The pot
 Cards lying in the zone when the watcher starts (a seat's face-up cards, a pot already there)
 are fixtures, not plays, while they stay put. The pot zone is a rectangle in fractions of the
 frame; auto mode follows where plays land (`pot.zone`), `set_zone` (the operator) locks it.
-Seat zones (`seats={name: zone}`) name the side of the table the arm came from: a hint for the
-operator (`WatchEvent.seat`), never a ruling. Where the arm came in from is noted with or
+Seat zones (`seats={name: zone}`) name the side of the table the arm came from (the box that
+moved most, where the arm's direction fits it): a hint for the referee (`WatchEvent.seat`),
+never a ruling. Where the arm came in from is noted with or
 without them (`WatchEvent.arm`, `meta.arm`: `vision.seat_sides` proposes the sides from it).
 """
 from __future__ import annotations
@@ -53,7 +54,7 @@ from vision.pot.plays import inside_play as _inside_play  # noqa: F401 (re-expor
 from vision.pot.plays import one_card_two_corners as _one_card_two_corners  # noqa: F401
 from vision.pot.plays import sure_play as _sure_play  # noqa: F401
 from vision.pot.settle import consensus
-from vision.seat_sides import ArmTrail
+from vision.seat_sides import ArmTrail, moved_side
 
 Box = tuple[float, float, float, float]
 
@@ -404,10 +405,8 @@ class PotWatcher:
 
     def _annotate(self, ev: WatchEvent, prev: list[Observation], obs: list[Observation], image: np.ndarray) -> None:
         """The side the arm came from, and the evidence frames (a failure to save them keeps the event)."""
-        if self._seat_motion:
-            seat, n = self._seat_motion.most_common(1)[0]
-            ev.seat = seat if n >= 4 else None
         ev.arm = self._arm.direction(self.zone)  # with or without seat zones: `vision.seat_sides`
+        ev.seat = moved_side(self._seat_motion, ev.arm, self.seats, self.zone)
         if self.cfg.evidence_dir is not None:
             try:
                 ev.evidence = self._save_evidence(ev, prev, obs, image)

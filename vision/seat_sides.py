@@ -143,6 +143,44 @@ def side_angles(players: Sequence[str], arms: Sequence[tuple]) -> dict[str, floa
     return sides
 
 
+#: an arm further than this from a side's direction (a share of the angle between two
+#: neighbouring sides) does not come from that side, whatever moved in its box. Picked on the
+#: dev renders (seeds 200-205, nobody answering): the sides named against the turn lay within
+#: it when right (all but four of 101) and mostly beyond it when wrong; wrong sides named fell
+#: from 25 to 6 and plays ruled right as they happened rose from 750 to 764 of 866 (0.3: 8, 761)
+ARM_OFF = 0.25
+
+
+def zone_angles(zones: dict[str, Zone], centre: tuple[float, float]) -> dict[str, float]:
+    """Each seat zone's direction from the pot's `centre`, as `ArmTrail.direction` measures."""
+    out = {}
+    for name, (x0, y0, x1, y1) in zones.items():
+        dx, dy = (x0 + x1) / 2 - centre[0], (y0 + y1) / 2 - centre[1]
+        out[name] = math.degrees(math.atan2(dy, dx)) % 360.0
+    return out
+
+
+def arm_agrees(seat: str, arm: float | None, zones: dict[str, Zone], centre: tuple[float, float]) -> bool:
+    """Whether the arm's direction fits `seat`'s side: the motion in one side's box names a
+    player only where the arm came from that way too (another player reaching for their own
+    cards moves in their box while the one who played comes in from elsewhere). No arm seen,
+    or one side alone: nothing to contradict it."""
+    if arm is None or len(zones) < 2 or seat not in zones:
+        return True
+    angles = zone_angles(zones, centre)
+    return _diff(arm, angles[seat]) <= ARM_OFF * 360.0 / len(zones)
+
+
+def moved_side(motion: Counter, arm: float | None, zones: dict[str, Zone], pot: Zone, least: int = 4) -> str | None:
+    """The player whose side's box moved most while the pot did (`motion`: moved pixels by
+    side), at least `least` pixels, where the arm's direction fits that side; else None."""
+    if not motion:
+        return None
+    seat, n = motion.most_common(1)[0]
+    centre = ((pot[0] + pot[2]) / 2, (pot[1] + pot[3]) / 2)
+    return seat if n >= least and arm_agrees(seat, arm, zones, centre) else None
+
+
 def layout_angles(players: Sequence[str]) -> dict[str, float]:
     """The set-up's order as a layout: the first player at the bottom of the picture (90
     degrees), the others clockwise on screen, evenly spread."""
