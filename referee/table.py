@@ -147,6 +147,7 @@ class Game:
     plays: int = 0                 # plays ruled so far
     shown_at: dict[str, int] = field(default_factory=dict)  # question key: `plays` when first shown
     last_by: dict[str, int] = field(default_factory=dict)  # each player's latest play (seq)
+    out_at: dict[str, int] = field(default_factory=dict)  # where each player went out (seq)
     played: list[str] = field(default_factory=list)  # who played each play, in order
     counted_out: dict[str, int] = field(default_factory=dict)  # out by the counts, at seq
     uncounted: set[str] = field(default_factory=set)  # seen playing after the counts' out
@@ -1204,9 +1205,12 @@ class TableReferee:
                 self._derived[key] = (out_seq, seq)
                 self._redo = True
 
-    def _set_out(self, g: Game, player: str, seq: int, special: bool = False) -> list[dict]:
+    def _set_out(self, g: Game, player: str, seq: int, special: bool = False, unseen: bool = False) -> list[dict]:
         """`player` has no cards left.  Where the preset forbids finishing on a special
-        card and they did, they are out as the Shithead: placed last, behind everyone."""
+        card and they did, they are out as the Shithead: placed last, behind everyone.
+        `unseen`: the game is over and `seq` is the player's last play, where they went out
+        without the counts seeing it: placed among those out by then, ahead of anyone the
+        counts put out later (a card the camera missed left them holding one on paper)."""
         seat = g.seats[player]
         seat.hand = seat.face_up = seat.face_down = 0
         seat.out = True
@@ -1216,8 +1220,11 @@ class TableReferee:
                     "last": True, "text": f"{player} finished on a special card and is "
                                           f"placed last"}]
         else:
-            g.order.append(player)
-            seat.place = len(g.order)
+            at = sum(g.out_at.get(p, 0) <= seq for p in g.order) if unseen else len(g.order)
+            g.order.insert(at, player)
+            g.out_at[player] = seq
+            for i, name in enumerate(g.order, start=1):
+                g.seats[name].place = i
             out = [{"kind": "out", "event": seq, "player": player, "place": seat.place}]
         for s in g.ledger.player_out(player, seq):
             out.append(self._suspect(g, s))
@@ -1378,15 +1385,16 @@ class TableReferee:
         if ann is not None:
             self._consumed.add(ann["seq"])
         holding = sorted(rest, key=lambda p: (-g.seats[p].total, -g.last_by.get(p, 0)))
-        by_last = sorted(rest, key=lambda p: g.last_by.get(p, 0))
-        # the last play is the last out's (the game ended with it), and a player silent while
-        # each of the others played twice went out unseen: neither is the one left. Of the
-        # others, the one holding clearly the most, else the one the last out played against
-        # at the end (who played just before)
-        left = [p for p in holding if len(rest) < 2 or p != by_last[-1]]
+        # the last play is the last out's (the game ended with it; the counts may have seen
+        # them go out already), and a player silent while each of the others played twice went
+        # out unseen: neither is the one left. Of the others, the one holding clearly the
+        # most, else the one the last out played against at the end (who played just before)
+        ender = g.played[-1] if g.played else None
+        before = [p for p in sorted(rest, key=lambda p: g.last_by.get(p, 0)) if p != ender]
+        left = [p for p in holding if len(rest) < 2 or p != ender]
         left = [p for p in left if not self._silent(g, p, len(rest) - 1)] or left
         lead = len(left) < 2 or g.seats[left[0]].total >= g.seats[left[1]].total + CLEAR_LEAD
-        likely = left[0] if lead else by_last[-2]
+        likely = left[0] if lead else before[-1]
         last = named if named in rest else likely
         if named not in rest:
             options = [likely] + [p for p in holding if p != likely]
@@ -1401,7 +1409,7 @@ class TableReferee:
                                     f"{', '.join(rest)}; {last} is left holding cards"}]
         for p in sorted((p for p in rest if p != last), key=lambda p: g.last_by.get(p, 0)):
             if not g.over:
-                out.extend(self._set_out(g, p, g.last_by.get(p, seq)))
+                out.extend(self._set_out(g, p, g.last_by.get(p, seq), unseen=True))
         if not g.over:  # `last` alone can't end it when the others all went out on specials
             out.extend(self._set_out(g, last, seq))
         g.end_seq = seq

@@ -410,6 +410,17 @@ def test_a_player_silent_while_the_others_played_twice_each_went_out_unseen():
     assert next(a for a in v["assumptions"] if a["kind"] == "end")["value"] == "Cy"
 
 
+def test_a_game_ending_on_a_play_the_counts_saw_go_out_places_the_unseen_outs_before_it():
+    """Cy's JC is her last card and the game's last play (the counts see her go out); Ann,
+    3 face down by the counts, has not played since her 4C: she went out there, before Cy, and
+    Bob, who played on, is the one left, not passed over as if he had made the last play."""
+    ref, _ = _last_stage("4C:Ann 5C:Bob 6C:Cy 9C:Bob JC:Cy", {"type": "game_end", "source": "camera"})
+    v = ref.view()
+    assert v["finishing_order"] == ["Ann", "Cy", "Bob"] and v["titles"]["Bob"] == "SHITHEAD"
+    assert v["titles"]["Ann"] == "MASTA"
+    assert next(a for a in v["assumptions"] if a["kind"] == "end")["value"] == "Bob"
+
+
 def test_without_a_clear_lead_in_the_counts_the_one_left_is_who_the_last_out_played_against():
     ref, _ = _end_stage({"type": "game_end", "source": "camera"}, bob=5)  # Bob 3, Ann 1, Cy 1
     v = ref.view()  # Bob played last (out last); Ann played just before him: left holding
