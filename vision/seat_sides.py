@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vision.boxes import centre as _centre
+
 Zone = tuple[float, float, float, float]
 
 #: a pixel of the downscaled, normalised frame moved by more than this (std units) is arm:
@@ -68,7 +70,7 @@ class ArmTrail:
         too little moved outside the zone."""
         if self.n < least:
             return None
-        cx, cy = (zone[0] + zone[2]) / 2, (zone[1] + zone[3]) / 2
+        cx, cy = _centre(zone)
         dx, dy = self.sx / self.n - cx, self.sy / self.n - cy
         if math.hypot(dx, dy) < 1e-3:
             return None
@@ -154,9 +156,9 @@ ARM_OFF = 0.25
 def zone_angles(zones: dict[str, Zone], centre: tuple[float, float]) -> dict[str, float]:
     """Each seat zone's direction from the pot's `centre`, as `ArmTrail.direction` measures."""
     out = {}
-    for name, (x0, y0, x1, y1) in zones.items():
-        dx, dy = (x0 + x1) / 2 - centre[0], (y0 + y1) / 2 - centre[1]
-        out[name] = math.degrees(math.atan2(dy, dx)) % 360.0
+    for name, zone in zones.items():
+        x, y = _centre(zone)
+        out[name] = math.degrees(math.atan2(y - centre[1], x - centre[0])) % 360.0
     return out
 
 
@@ -177,8 +179,7 @@ def moved_side(motion: Counter, arm: float | None, zones: dict[str, Zone], pot: 
     if not motion:
         return None
     seat, n = motion.most_common(1)[0]
-    centre = ((pot[0] + pot[2]) / 2, (pot[1] + pot[3]) / 2)
-    return seat if n >= least and arm_agrees(seat, arm, zones, centre) else None
+    return seat if n >= least and arm_agrees(seat, arm, zones, _centre(pot)) else None
 
 
 def layout_angles(players: Sequence[str]) -> dict[str, float]:
