@@ -1152,7 +1152,7 @@ def missed_taps(cards: list[str] | None) -> int:
 def _shared(g: dict, ev: dict) -> bool:
     """Does decision `g` name a card of truth event `ev`: one of its cards, or, when it asks
     about them, one the rulings page offers in its place or beside it (`one_tap_fixes`)?
-    bench-0106 at 41.7 s: a QH read "6H, or QH?" is the QH's reading, not the play before it."""
+    A QH read "6H, or QH?" is the QH's reading, not the play before it."""
     named = set(g.get("cards") or [])
     if g.get("low_conf"):
         named.update(c for fix in one_tap_fixes(g) for c in fix)

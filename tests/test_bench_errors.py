@@ -158,7 +158,7 @@ def test_the_errors_one_tap_fixes_and_the_games_right_after_them_are_counted():
     assert one_tap_fixes(dict(fixed[0], more=["9S"]))[-1] == ["7H", "7S"]  # another rank half seen: no third
     assert one_tap_fixes(fixed[1]) == [["9C"], ["9C", "9D"], ["9C", "9H"], ["9C", "9S"],
                                        ["QD"], ["QD", "QC"], ["QD", "QH"], ["QD", "QS"]]
-    # a card half seen, also in the place of the play's least sure card (bench-0103 at 82.2 s)
+    # a card half seen, also in the place of the play's least sure card
     twos = {"type": "cards_played", "cards": ["2H", "2D", "2C"], "low_conf": True, "more": ["2S"],
             "reads": [{"2H": 0.83}, {"2D": 0.24, "7D": 0.03}, {"2C": 0.99}]}
     assert one_tap_fixes(twos)[:2] == [["2H", "2D", "2C", "2S"], ["2H", "2S", "2C"]]
@@ -167,13 +167,13 @@ def test_the_errors_one_tap_fixes_and_the_games_right_after_them_are_counted():
     assert one_tap_fixes({"type": "mismatch", "cards": ["7C", "7S"], "low_conf": True}) == \
         [["7C", "7S"], ["7C"], ["7S"], ["7C", "7S", "7D"], ["7C", "7S", "7H"]]
     assert one_tap_fixes(dict(fixed[1], gone=True)) == []  # cards that left the pot are no play
-    # ... what the camera half read covering them is (bench-0100 at 20.4 s: a JH on the JC)
+    # ... what the camera half read covering them is (a JH on the JC)
     assert one_tap_fixes(dict(fixed[1], gone=True, guesses=["JH"])) == \
         [["JH"], ["JH", "JC"], ["JH", "JD"], ["JH", "JS"]]
     # "Not JH" ("It was" without it), the JH in another suit, each alone, one more
     assert one_tap_fixes(fixed[2]) == [["JD"], ["JD", "JC"], ["JD", "JS"], ["JH"], ["JD"],
                                        ["JD", "JH", "JC"], ["JD", "JH", "JS"]]
-    # ... not a suit its read's "or" offers already (bench-0109 at 199.3 s: a JC JS JD read "JC JD JH")
+    # ... not a suit its read's "or" offers already (a JC JS JD read "JC JD JH")
     jacks = {"type": "cards_played", "cards": ["JC", "JD", "JH"], "low_conf": True, "less": ["JH"],
              "reads": [{"JC": 0.43}, {"JD": 0.87}, {"JH": 0.74, "JS": 0.2}]}
     assert one_tap_fixes(jacks).count(["JC", "JD", "JS"]) == 1
@@ -285,7 +285,7 @@ def test_deck_settings_are_parsed_and_bad_ones_refused():
 
 
 def test_a_reading_goes_to_the_play_it_shares_a_card_with_not_an_earlier_one():
-    """bench-0106 at 128.2 s: Knoll's JD JH JS land unread (a mismatch shown), then QC QS QH
+    """Knoll's JD JH JS land unread (a mismatch shown), then QC QS QH
     are read as "QS". Earliest first, the QS went to the jacks ("played JD JH JS, read QS")
     and the queens were missed with nothing shown: an error untold that the page did ask
     about. A decision sharing no card with a play, but one with the next play it fits, is
@@ -308,7 +308,7 @@ def test_a_reading_goes_to_the_play_it_shares_a_card_with_not_an_earlier_one():
 
 
 def test_a_reading_goes_to_the_play_whose_card_the_page_offers_in_its_place():
-    """bench-0106 at 41.7 s: Knoll's QC QS land as a mismatch (8C QS), then a QH is read
+    """Knoll's QC QS land as a mismatch (8C QS), then a QH is read
     "6H", asked about with QH offered in its place. The 6H named no card of either play, so
     it went to the queens before it ("played QC QS, read 6H") and the QH was missed with
     nothing shown. The page offers the QH: it is the QH's reading, asked about. A read that

@@ -233,7 +233,7 @@ def test_of_several_cards_half_seen_under_a_play_each_is_offered_alone(server, b
 
 
 def test_a_card_half_seen_is_offered_in_the_place_of_the_plays_least_sure_card(server, browser):
-    """bench-0103 at 82.2 s: a 2S 2H 2C read "2H 2D 2C", the 2D read at 0.24, and "2S also half
+    """A 2S 2H 2C read "2H 2D 2C", the 2D read at 0.24, and "2S also half
     seen". Adding the 2S makes four; one tap puts it in the least sure card's place instead."""
     from playwright.sync_api import expect
 
@@ -270,7 +270,7 @@ def test_a_card_the_camera_added_half_hidden_is_taken_out_with_one_tap(server, b
 
 
 def test_a_triple_read_as_one_card_with_a_second_half_seen_is_one_tap(server, browser):
-    """bench-0106 at 130.0 s: Knoll's QC QS QH read "QS", "QC also half seen". Beside "It was
+    """Knoll's QC QS QH read "QS", "QC also half seen". Beside "It was
     Q♠ Q♣", one tap names the two and each other queen; not where the half-seen card is of
     another rank."""
     from playwright.sync_api import expect
@@ -296,8 +296,8 @@ def test_a_triple_read_as_one_card_with_a_second_half_seen_is_one_tap(server, br
 
 
 def test_a_half_seen_cards_other_suit_and_nothing_played_are_one_tap_each(server, browser):
-    """bench-0109 at 199.3 s: a JC JS JD read "JC JD JH", the JH read half under the play. One
-    tap puts the one suit of jacks not named in the JH's place. bench-0101 at 86.8 s: a 5C
+    """A JC JS JD read "JC JD JH", the JH read half under the play. One
+    tap puts the one suit of jacks not named in the JH's place. A 5C
     nudged and read again as a 5S play, asked about; one tap says nothing was played, and the
     referee goes on as if it never was."""
     from playwright.sync_api import expect
@@ -314,7 +314,7 @@ def test_a_half_seen_cards_other_suit_and_nothing_played_are_one_tap_each(server
     api(base, "/manual/api/events", {"type": "cards_played", "cards": ["AD", "AC"], "conf": [0.67, 0.49], "meta": {
         "low_conf": True, "maybe_less": ["AC"], "maybe_more": ["AH"], "reads": [{"AD": 0.67}, {"AC": 0.49}]}})
     page = signed_in(browser, base, "/rulings/")
-    # the A♥ half seen is put in the least sure card's place already (bench-0106 at 38.1 s): one button for it
+    # the A♥ half seen is put in the least sure card's place already: one button for it
     expect(page.locator("#e5 .doubt .fix-swap")).to_contain_text("It was A♦A♥")
     expect(page.locator("#e5 .doubt .fix-suit")).to_have_count(1)
     expect(page.locator("#e5 .doubt .fix-suit")).to_contain_text("It was A♦A♠")
@@ -348,7 +348,7 @@ def test_a_camera_mismatch_is_named_in_place_by_one_tap(server, browser):
     api(base, "/manual/api/events", {"type": "note", "text": "the light is bad tonight"})
     api(base, "/manual/api/events", {"type": "note", "text": "camera mismatch: the top card 5H left the pot",
                                      "meta": {"mismatch": True, "cards": ["5H"], "gone": True}})
-    # ... but what the camera half read where it was covered is (bench-0100 at 20.4 s)
+    # ... but what the camera half read where it was covered is
     api(base, "/manual/api/events", {"type": "note", "text": "camera mismatch: the top card JD can no longer be seen "
                                      "and the pot was not cleared: covered by a card the camera cannot read "
                                      "(perhaps JH KH) or taken back", "meta": {"mismatch": True, "cards": ["JD"],

@@ -291,7 +291,7 @@ def test_reads_pool_each_detections_other_likely_cards():
 
 
 def test_one_cards_two_corners_read_with_two_suits_stay_one_card():
-    """bench-0100 at 1280x720: a 3S whose top-left index is read 3C in some reads. Those
+    """A 3S whose top-left index is read 3C in some reads. Those
     reads see two cards (3S by its other corner, 3C); the 3C index lies inside the 3S's
     whole-card box, at its corner: it is that card's corner misread, not a second 3."""
     card = (678.0, 305.0, 733.0, 467.0)
@@ -304,7 +304,7 @@ def test_one_cards_two_corners_read_with_two_suits_stay_one_card():
     beside = (650.0, 304.0, 667.0, 322.0)
     pair = [[Det("3S", 0.99, card), Det("3C", 0.5, beside)]] * 3
     assert sorted(o.card for o in consensus(pair, Priors(), WatcherConfig())) == ["3C", "3S"]
-    # bench-0106: a 3H fanned under a 3S, its index inside the 3S's box but about one index
+    # a 3H fanned under a 3S, its index inside the 3S's box but about one index
     # side off its corner (0.77 sides), read 3H in every read beside the whole 3S: two cards
     top, peek = (588.0, 260.0, 678.0, 446.0), (587.0, 267.0, 609.0, 298.0)
     fanned = [[Det("3S", 0.85, top), Det("3H", 0.57, peek)]] * 3
@@ -455,7 +455,7 @@ def test_a_start_up_card_picked_up_and_played_on_the_pot_is_a_play():
 
 
 def test_a_card_box_stretched_across_the_table_does_not_drag_the_auto_zone():
-    """bench-0105: one play's box, two cards' indices grouped as one, reached from the pot
+    """One play's box, two cards' indices grouped as one, reached from the pot
     to a player's face-up cards; the auto zone followed it, the face-up cards were then
     "in the pot" and every clear after it became a mismatch. A box far longer than the
     others does not place the zone."""
@@ -511,7 +511,7 @@ def test_a_far_less_sure_card_of_another_rank_does_not_void_the_play(stray_conf,
 
 
 def test_a_card_read_only_as_a_stray_is_new_once_it_is_read_surely():
-    """bench-0100 at 1280x720: the 9C's other corner, upside down, was read "6C" beside the 9C
+    """The 9C's other corner, upside down, was read "6C" beside the 9C
     play (a stray). When the real 6C landed on that spot eight seconds later, a pot that had
     "seen" the 6C took it for an old card and called the 9C under it gone ("taken back?").
     A stray is no proof: read as unsure as before it stays a stray, read surely it is a play."""
@@ -605,7 +605,7 @@ def _obs(card: str, conf: float, box, low: bool | None = None, votes: dict | Non
 
 
 def test_an_unsure_sliver_of_a_fanned_triple_does_not_void_the_play():
-    """bench-0101 at 1280x720: 9C 9S 9D fanned, the lowest 9 showing a sliver of its index
+    """9C 9S 9D fanned, the lowest 9 showing a sliver of its index
     (read 0.36), beside a half-covered old card misread QC (0.46). The play is the rank whose
     surest card is far surer than any other; the QC is a stray."""
     nines = [_obs("9D", 0.99, (602, 290, 735, 382)), _obs("9S", 0.36, (576, 299, 596, 325)),
@@ -619,7 +619,7 @@ def test_an_unsure_sliver_of_a_fanned_triple_does_not_void_the_play():
 
 
 def test_a_card_that_cannot_be_there_is_a_stray_beside_a_play_not_a_rival():
-    """bench-0105, a French game (no jokers dealt): a 3S read 0.99 beside a JK read 0.95 was a
+    """A French game (no jokers dealt): a 3S read 0.99 beside a JK read 0.95 was a
     mismatch ("cards of several ranks"), the 3S play lost. A joker where none are dealt, or a
     burned card of a one-deck game, counts as its prior weighs it: the 3S is the play."""
     three = _obs("3S", 0.986, (535, 320, 666, 426))
@@ -634,7 +634,7 @@ def test_a_card_that_cannot_be_there_is_a_stray_beside_a_play_not_a_rival():
 
 
 def test_one_cards_two_corners_read_as_two_suits_are_one_card_not_a_pair():
-    """bench-0101: a 3C's two indices, one card's opposite corners, read 3D and 3S (both
+    """A 3C's two indices, one card's opposite corners, read 3D and 3S (both
     unsure); as a "pair" the 3S went into the pot's cards, and the real 3S played later was
     taken for an old card. Two such corners are one card, the likelier by their pooled votes."""
     a = _obs("3D", 0.46, (620, 300, 640, 330), votes={"3D": 0.46, "3C": 0.2})
@@ -652,7 +652,7 @@ def test_one_cards_two_corners_read_as_two_suits_are_one_card_not_a_pair():
 
 
 def test_one_cards_two_corners_are_found_beside_a_faint_stray_but_not_beside_a_surer_card():
-    """bench-0105: a 3S's corners read "3D" (0.72) and "3S" (0.71), 130 px apart, beside a
+    """A 3S's corners read "3D" (0.72) and "3S" (0.71), 130 px apart, beside a
     faint KD (0.06, a covered card): one 3S, and the KD stays a stray for `_sure_play`.
     Beside a card of another rank read as surely (Knoll: a QC QS QH read "QH QS" and 6C),
     the two queens may be two of the play's cards: left alone."""
@@ -671,7 +671,7 @@ def test_one_cards_two_corners_are_found_beside_a_faint_stray_but_not_beside_a_s
 
 def test_a_lower_card_is_not_read_inside_a_played_cards_box():
     """A card under the play shows its index outside the cards on it: a read inside a played
-    card's box is that card's own print (bench-0109: a KH's index read KD; bench-0105: a KD's
+    card's box is that card's own print (a KH's index read KD; a KD's
     face read KH), unless the played card's reads lean to it too (its box may span both)."""
     kh = _obs("KH", 0.46, (594, 284, 617, 306), votes={"KH": 0.46, "KD": 0.16})
     assert _inside_play((600, 283, 615, 304), "KD", [kh])
@@ -697,7 +697,7 @@ def _lean(s: Scene, card: str, reads: dict[str, float], frames) -> None:
 ])
 def test_a_play_whose_reads_lean_to_a_mate_asks_whether_it_lies_under_it_too(reads, asks):
     """The commonest silent error on the held-out videos: a fanned pair read as its top card
-    alone (bench-0109: JC JS read "JC", its JC reads leaning 0.48 to JS). The play stays what
+    alone (JC JS read "JC", its JC reads leaning 0.48 to JS). The play stays what
     was read, but the page asks for a check, naming the card that may lie under it."""
     s = Scene()
     s.still(10)
@@ -805,7 +805,7 @@ def test_a_faint_index_of_a_mate_beside_the_play_asks_whether_it_lies_under_it(c
 ])
 def test_an_index_read_as_a_played_card_beside_its_surer_index_asks_for_its_mate(probs, box, beside, asks):
     """A fanned 7S 7C read "7C": the 7S's index, a strip beside the 7C's, is read as much 7C as
-    7S, so the two boxes make one 7C (the benchmark's bench-0109 at 220.1 s: 7C 7S 7D read "7C
+    7S, so the two boxes make one 7C (7C 7S 7D read "7C
     7D", untold). One deck shows no card's index twice side by side: the page asks about 7S."""
     from vision.detector import CardReads
 
@@ -835,8 +835,7 @@ def test_an_index_read_as_a_played_card_beside_its_surer_index_asks_for_its_mate
 def test_a_wide_index_box_of_the_play_is_read_in_cuts_for_a_mate_beside_it(box, read_as, p, wide, asks):
     """A fanned 9D 9S read "9S": the detector boxed the two indices, side by side, as one, read
     9S. Cut every third of an index width along it, the cut at its left reads 9D: asked about,
-    not played (the benchmark's bench-0106 at 27.3 s; a box 1.8 index widths wide: bench-0104
-    at 200.5 s, a KS KC read "KC")."""
+    not played (likewise a box 1.8 index widths wide, a KS KC read "KC")."""
     from vision.detector import CardReads
 
     s = Scene()
@@ -928,7 +927,7 @@ def _pair_uncovered_late(s: Scene, late_from: int | None, second: str = "7S") ->
     (12, "8S", False),   # another rank showing later is no part of this play
 ])
 def test_a_card_of_the_play_that_shows_once_the_hand_is_gone_amends_the_play(late_from, second, amended):
-    """bench-0109 at 1280x720: a 4D 4S decided as "4D" while the 4S's index was still covered;
+    """A 4D 4S decided as "4D" while the 4S's index was still covered;
     read again over the next half second, the 4S is there, read surely: the play is amended."""
     s = Scene()
     _pair_uncovered_late(s, late_from, second)
@@ -993,7 +992,7 @@ def test_a_card_that_lands_unread_is_a_mismatch_not_silence(on_pot):
 
 @pytest.mark.parametrize("cleared", [True, False])
 def test_a_pot_covered_by_cards_read_as_nothing_is_not_a_clear(cleared):
-    """bench-0102 at 134.7 s: Knoll's QS QH land on a pot of one card and cover it, and the
+    """Knoll's QS QH land on a pot of one card and cover it, and the
     camera reads none of them: a pot read as gone was a clear, and the play it hid was lost
     with no one told. The table as it lay bare (at the start, after each clear) tells a pot
     taken away from one still there: this one is a card landed unread, asked about."""
@@ -1043,7 +1042,7 @@ def test_a_camera_moved_since_the_table_lay_bare_still_sees_a_clear():
 
 
 def test_a_card_just_inside_the_zones_edge_is_no_arm_but_an_arm_over_it_is():
-    """bench-0104 at 214 s: three jacks the camera cannot read land just inside the zone's
+    """Three jacks the camera cannot read land just inside the zone's
     edge; taken for an arm across it, the change was never reported. An arm crosses the edge,
     so only a change just outside the zone is one; a card inside it is not."""
     s = Scene()
@@ -1126,7 +1125,7 @@ def test_a_six_read_upside_down_is_not_a_six_taken_back():
     ((140, 100), 0.0, False),   # turned off
 ])
 def test_a_nine_read_loosely_over_its_six_twins_index_is_asked_about(six_at, share, asks):
-    """The benchmark's bench-0105 at 78.2 s: a 9S played on the pot read "9S 9D", the 9D a loose
+    """A 9S played on the pot read "9S 9D", the 9D a loose
     box around the index of the 6D under it, read upside down (too loose for `_turned_twin`,
     whose looser cut lost plays). Asked about instead: one tap makes the play "9S"."""
     from vision.detector import CardReads
@@ -1245,7 +1244,7 @@ def test_a_hand_resting_at_the_pot_and_leaving_is_no_unread_card():
 
 
 @pytest.mark.parametrize("probs, offered", [
-    ({"JH": 0.32, "KH": 0.14, "4H": 0.08}, ["JH", "KH"]),  # bench-0100 at 20.4 s: a JH on the JC
+    ({"JH": 0.32, "KH": 0.14, "4H": 0.08}, ["JH", "KH"]),  # a JH on the JC
     ({"JH": 0.08, "KH": 0.06}, []),                       # under `guess_floor`: nothing to offer
     ({"4C": 0.6, "QD": 0.05}, []),                        # the covered card itself
 ])
@@ -1315,7 +1314,7 @@ def test_a_card_that_lands_unread_offers_what_the_reads_half_saw_there(probs, at
     (frozenset({"JK"}), ["cards_played", "cards_played"]),  # none are: the joker is a stray
 ])
 def test_a_phantom_joker_beside_a_play_where_none_are_dealt_does_not_void_it(impossible, types):
-    """bench-0105 end to end: the referee's priors reach the watcher's choice of the play. A
+    """End to end: the referee's priors reach the watcher's choice of the play. A
     3S lands and a JK is read beside it (a glint, a card's back) in a game dealt without jokers."""
     s = Scene()
     s.still(10)

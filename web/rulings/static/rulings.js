@@ -152,7 +152,7 @@
         "Not ", card(c, true))])] : null;
     // a card that may lie under the play too (a fanned pair read as one): one tap adds it
     const more = (m.maybe_more || []).filter((c) => !cards.includes(c));
-    // ... or it is the play's least sure card, misread (bench-0103: a 2S 2H 2C read "2H 2D 2C",
+    // ... or it is the play's least sure card, misread (a 2S 2H 2C read "2H 2D 2C",
     // the 2D read at 0.24, "2S also half seen"): one tap puts it in that card's place
     const sureOf = (i) => ((m.reads || [])[i] || {})[cards[i]] || 0;
     const weakest = cards.length > 1 && (m.reads || []).length >= cards.length
@@ -168,8 +168,8 @@
       ? otherSuits(rank, cards).filter((c) => !(more.length === 1 && more.includes(c))) : [];
     const plus = add.length ? [" One card more? ", add.map((c) => [" ", h("button", { type: "button", class: "fix-add",
       onclick: () => fix(cards.concat([c])) }, "+ ", card(c, true))])] : null;
-    // ... or a triple read as one card with a second half seen (Knoll's jacks and queens,
-    // bench-0106 at 130.0 s: a QC QS QH read "QS", "QC also half seen"): the play, the cards
+    // ... or a triple read as one card with a second half seen (Knoll's jacks and queens:
+    // a QC QS QH read "QS", "QC also half seen"): the play, the cards
     // half seen, and one more of its rank
     const both = cards.concat(more);
     const third = rank && more.length && more.every((c) => rankOf(c) === rank) && both.length < 4
@@ -177,10 +177,10 @@
     // a card the camera read half hidden beside the play and added to it: one tap takes it out
     const less = (m.maybe_less || []).filter((c) => cards.includes(c));
     const kept = cards.filter((c) => !less.includes(c));
-    // ... or it is there, its suit misread from the half of it seen (bench-0109 at 199.3 s: a JC
+    // ... or it is there, its suit misread from the half of it seen (a JC
     // JS JD read "JC JD JH", the JH half under it): one tap puts each other suit of its rank in
     // its place (not one its read's "or" offers already, nor a card half seen that `swaps`
-    // puts there: bench-0106 at 38.1 s, a JS JD read "JD JC", the JC half under it, "JH also
+    // puts there: a JS JD read "JD JC", the JC half under it, "JH also
     // half seen")
     const resuit = operator ? less.filter((c) => c !== "JK").flatMap((c) => {
       const i = cards.indexOf(c);
