@@ -1113,6 +1113,36 @@ def _voided_by_one_tap(g: dict) -> bool:
     return g["type"] == "cards_played" and bool(g.get("low_conf"))
 
 
+def editor_fixes(g: dict) -> list[list[str]]:
+    """The cards a person sets play `g` to with one tap once its "Correct #n…" is open
+    (`quickFixes` on the rulings page), whether the camera asked about it or not: each read's
+    two likeliest others in its place (at least 5%), the cards half seen (`more`) added, one
+    more card of its rank (each suit not in it), any one of two or more taken out, and (a play
+    of one rank) the same suits in another rank: an unfamiliar deck's court read surely as a pip
+    card, Q♥ as 3♥, needed the whole picker."""
+    cards = list(g.get("cards") or [])
+    if g["type"] != "cards_played" or not cards:
+        return []
+    more = [c for c in g.get("more") or [] if c not in cards]
+    out = [cards + more] if more else []
+    for i, votes in enumerate((g.get("reads") or [])[:len(cards)]):
+        others = sorted(((p, c) for c, p in (votes or {}).items() if c != cards[i] and p >= 0.05), reverse=True)[:2]
+        out += [cards[:i] + [c] + cards[i + 1:] for _, c in others if c not in cards]
+    if len(cards) > 1:
+        out += [cards[:i] + cards[i + 1:] for i in range(len(cards))]
+    ranks = {rank_of(c) for c in cards}
+    if len(ranks) == 1 and "JK" not in ranks:
+        rank = ranks.pop()
+        if len(cards) < 4:
+            out += [cards + [c] for c in _other_suits(rank, cards)]
+        out += [[r + c[len(rank):] for c in cards] for r in RANK_ORDER if r != rank]
+    return out
+
+
+#: the ranks in the order the rulings page's corrector lists them (`RANK_ORDER` in rulings.js)
+RANK_ORDER = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+
+
 def _one_tap(g: dict, cards: list[str]) -> bool:
     """Does one tap on what the page offers for decision `g` make it `cards`?"""
     return any(sorted(f) == sorted(cards) for f in one_tap_fixes(g))
@@ -1130,14 +1160,16 @@ def picker_taps(start: list[str], cards: list[str]) -> int:
 def fix_taps(g: dict, cards: list[str] | None) -> int:
     """Taps on the rulings page that fix decision `g` in place: make it the play of `cards`,
     or, with `cards` None, undo a decision that matches nothing. One where the page offers
-    the fix (`one_tap_fixes`). Else a play's picker ("Other cards…", or "Correct #n…" when it
-    asked nothing), starting from the read, then "Correct cards"; a mismatch's picker ("Pick
+    the fix (`one_tap_fixes`); two where "Correct #n…" does once open (`editor_fixes`). Else a
+    play's picker ("Other cards…", or "Correct #n…" when it asked nothing), starting from the read, then "Correct cards"; a mismatch's picker ("Pick
     the cards…"), then "Played here"; a play or clear that did not happen: "Correct #n…",
     "Void", and the browser's "OK". A play missed with no mismatch shown is `missed_taps`."""
     if cards is None:  # a play asked about: "Nothing was played here"
         return 0 if g["type"] == "mismatch" else 1 if _voided_by_one_tap(g) else 3
     if _one_tap(g, cards):
         return 1
+    if any(sorted(f) == sorted(cards) for f in editor_fixes(g)):
+        return 2
     start = list(g.get("cards") or []) if g["type"] == "cards_played" else []
     return 1 + picker_taps(start, cards) + 1
 

@@ -225,6 +225,26 @@ def test_the_errors_one_tap_fixes_and_the_games_right_after_them_are_counted():
     assert summary["taps"] == 3 + 17
 
 
+def test_a_sure_misread_the_corrector_offers_costs_two_taps_else_the_picker():
+    """"Correct #n" opens on the likeliest fixes of any play (`editor_fixes`, the page's
+    `quickFixes`): a sure 3H that was a QH, a 6S 6C that was QS QC, a card more or less, cost
+    that tap and the one that opened it; what it does not offer goes by the picker."""
+    from datasets.game_video import editor_fixes, fix_taps
+    sure = {"type": "cards_played", "cards": ["3H"], "reads": [{"3H": 0.9, "3D": 0.06, "8D": 0.01}]}
+    assert [fix_taps(sure, c) for c in (["QH"], ["3D"], ["3H", "3S"])] == [2, 2, 2]
+    assert fix_taps(sure, ["8D"]) == 5  # under 5%: open, take 3H out, 8, diamonds, send
+    assert fix_taps(sure, ["JD"]) == 5
+    pair = {"type": "cards_played", "cards": ["6S", "6C"]}
+    assert fix_taps(pair, ["QS", "QC"]) == 2 and fix_taps(pair, ["6C"]) == 2
+    assert fix_taps(pair, ["QS", "QH"]) == 1 + (2 + 1 + 2) + 1
+    assert len(editor_fixes(pair)) == 2 + 2 + 12  # one more (2 suits), one less (2), 12 ranks
+    assert editor_fixes({"type": "cards_played", "cards": ["JK"]}) == []  # a joker has no rank to change
+    assert editor_fixes({"type": "cards_played", "cards": ["3H", "QS"]}) == [["QS"], ["3H"]]
+    assert editor_fixes({"type": "mismatch", "cards": ["3H"], "low_conf": True}) == []
+    # asked about, the page's own one tap still costs one
+    assert fix_taps(dict(sure, low_conf=True), ["3D"]) == 1
+
+
 def test_pipeline_watcher_settings_are_overridden_by_name_with_their_own_types():
     """`bench/pipeline.py --watcher low_conf=0.7`: dev renders choose the watcher's settings."""
     from vision.pot_watcher import WatcherConfig

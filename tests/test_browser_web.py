@@ -556,6 +556,39 @@ def test_checks_that_were_right_are_cleared_with_one_tap(server, browser):
     page.close()
 
 
+def test_a_sure_misread_is_fixed_with_one_tap_once_its_corrector_is_open(server, browser):
+    """An unfamiliar deck's courts read surely as pip cards (no check asked): a Q♥ read "3♥",
+    a Q♠ Q♣ read "6♠ 6♣". "Correct #n" opens on the likeliest fixes, one tap each: the read's
+    likely others, one card more or less, and the same suits in another rank."""
+    from playwright.sync_api import expect
+
+    base = server.url
+    api(base, "/setup/api/game", {"players": ["Ann", "Bob"], "dealer": "Bob"})
+    api(base, "/manual/api/events", {"type": "cards_played", "cards": ["3H"], "conf": [0.9],
+                                     "meta": {"reads": [{"3H": 0.9, "3D": 0.06, "8H": 0.01}]}})
+    api(base, "/manual/api/events", {"type": "cards_played", "cards": ["6S", "6C"], "conf": [0.8, 0.9]})
+    page = signed_in(browser, base, "/rulings/", phone=True)
+    expect(page.locator("#e2 .doubt")).to_have_count(0)  # read surely: nothing asked
+    page.locator("#e2 details.editor > summary").click()
+    quick = page.locator("#e2 .quick-fixes")
+    expect(quick.locator(".quick-alt")).to_have_count(1)  # 3D at 6%; 8H too unlikely
+    expect(quick.locator(".quick-alt")).to_contain_text("3♦")
+    expect(quick.locator(".quick-add")).to_have_text(["+ 3♣", "+ 3♦", "+ 3♠"])
+    expect(quick.locator(".quick-drop")).to_have_count(0)  # one card: nothing to take out
+    ranks = quick.locator(".quick-rank")
+    expect(ranks).to_have_count(12)
+    ranks.filter(has_text="Q♥").click()
+    expect(page.locator("#e2 .fixes")).to_contain_text("really Q♥")
+    page.locator("#e3 details.editor > summary").click()
+    quick = page.locator("#e3 .quick-fixes")
+    expect(quick.locator(".quick-drop")).to_have_text(["Not 6♠", "Not 6♣"])
+    quick.locator('.quick-rank[title="It was QS QC"]').click()
+    expect(page.locator("#e3 .fixes")).to_contain_text("really Q♠Q♣")
+    assert sorted(corrected_cards(base)) == [["QH"], ["QS", "QC"]]
+    assert rulings_data(base)["view"]["table"]["pot"] == ["QH", "QS", "QC"]
+    page.close()
+
+
 def test_a_play_nobody_saw_is_added_in_place_from_the_rulings_page(server, browser):
     """The camera saw nothing of a 9S played after the 5H: the operator opens "Correct #2",
     then "A play the camera missed after #2", picks 9♠ and adds it. It is ruled there, the JD

@@ -302,6 +302,50 @@
     return (ruling && ruling.cards) || ev.cards || [];
   };
 
+  const RANK_ORDER = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
+  const suitOf = (c) => c.slice(-1);
+
+  /* One tap, once "Correct #n" is open, for the likeliest fixes of any play, whether the camera
+     asked about it or not: each read's likeliest others in its place, the cards half seen
+     added, one more of its rank, one card taken out, or (a play of one rank) the same suits in
+     another rank (an unfamiliar deck's court read surely as a pip card: Q♥ read 3♥, Q♥ Q♣ read
+     6♥ 6♣). From the camera's read while nobody has corrected it, else from the correction.
+     `editor_fixes` in datasets/game_video.py counts the same. */
+  function quickFixes(ev, r) {
+    const m = ev.meta || {};
+    const cards = cardsNow(ev, r);
+    if (!cards.length) return null;
+    const asRead = cards.join(" ") === (ev.cards || []).join(" ");
+    const fix = (real) => post("/rulings/api/corrections", { type: "correct", event: ev.seq, cards: real.join(" ") });
+    const tap = (cls, real, label) => [" ", h("button", { type: "button", class: cls, title: "It was " + real.join(" "),
+      onclick: () => fix(real) }, label || real.map((c) => card(c, true)))];
+    const rows = [];
+    const more = asRead ? (m.maybe_more || []).filter((c) => !cards.includes(c)) : [];
+    const likely = asRead ? (m.reads || []).slice(0, cards.length).flatMap((votes, i) => Object.entries(votes || {})
+      .filter(([c, p]) => c !== cards[i] && p >= 0.05).sort((a, b) => b[1] - a[1]).slice(0, 2)
+      .filter(([c]) => !cards.includes(c)).map(([c]) => cards.map((x, k) => (k === i ? c : x)))) : [];
+    if (more.length || likely.length) {
+      rows.push(h("div", { class: "row quick-likely" }, "Likely:",
+        more.length ? tap("quick-more", cards.concat(more)) : null, likely.map((real) => tap("quick-alt", real))));
+    }
+    const rank = cards.every((c) => c !== "JK" && rankOf(c) === rankOf(cards[0])) ? rankOf(cards[0]) : null;
+    if (rank && cards.length < 4) {
+      rows.push(h("div", { class: "row quick-adds" }, "One card more:",
+        otherSuits(rank, cards).map((c) => tap("quick-add", cards.concat([c]), ["+ ", card(c, true)]))));
+    }
+    if (cards.length > 1) {
+      rows.push(h("div", { class: "row quick-drops" }, "One card less:",
+        cards.map((c, i) => tap("quick-drop", cards.filter((_, k) => k !== i), ["Not ", card(c, true)]))));
+    }
+    if (rank) {
+      const suits = cards.map(suitOf);
+      rows.push(h("div", { class: "row quick-ranks" }, cards.length > 1 ? "Another rank, same suits:" : "Another rank:",
+        RANK_ORDER.filter((x) => x !== rank).map((x) => tap("quick-rank", suits.map((u) => x + u),
+          cards.length > 1 ? x : card(x + suits[0], true)))));
+    }
+    return rows.length ? h("div", { class: "stack quick-fixes" }, rows) : null;
+  }
+
   function editorKids(ev, players, inGame, r) {
     const seq = ev.seq;
     // a play (or the pot going) the camera never saw, right after this event: ruled there, the
@@ -323,6 +367,7 @@
         post("/rulings/api/corrections", { type: "played_by", event: seq, player: sel.value }) }, "Played by"));
     }
     if (ev.type === "cards_played") {
+      kids.push(quickFixes(ev, r));
       kids.push(h("div", { class: "stack correct-cards" }, namer("c" + seq, cardsNow(ev, r), (cards) =>
         post("/rulings/api/corrections", { type: "correct", event: seq, cards }), { button: "fix-correct",
         buttonText: "Correct cards", input: "fix-cards", placeholder: "real cards, e.g. 9S 9H", aria: "real cards of #" + seq })));
