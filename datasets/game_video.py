@@ -1052,6 +1052,36 @@ def _other_suits(rank: str, cards: list[str]) -> list[str]:
     return [rank + x for x in "CDHS" if rank + x not in cards]
 
 
+#: the ranks in the order the rulings page's corrector lists them (`RANK_ORDER` in rulings.js)
+RANK_ORDER = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+
+
+def agreed_rank(cards: list[str], reads: list[dict]) -> list[list[str]]:
+    """A play is one rank. Where two reads or more of a play read in several ranks agree on
+    another rank among their likely others (at least 5%: an unfamiliar deck's fanned jacks read
+    "Q♣ 7♥", each with a jack among its others), those cards of that rank, and them with one
+    more of it; the rank the reads' chances for it sum highest on (`agreedRank` on the page)."""
+    if len({rank_of(c) for c in cards}) < 2:
+        return []
+    score: dict[str, float] = {}
+    picked: dict[str, list[str]] = {}
+    for i, votes in enumerate(reads[:len(cards)]):
+        best: dict[str, tuple[float, str]] = {}
+        for c, p in (votes or {}).items():
+            if c != "JK" and p >= 0.05 and p > best.get(rank_of(c), (0.0, ""))[0]:
+                best[rank_of(c)] = (p, c)
+        for rank, (p, c) in best.items():
+            if c not in picked.setdefault(rank, []):
+                picked[rank].append(c)
+                score[rank] = score.get(rank, 0.0) + p
+    agreed = [r for r in picked if len(picked[r]) >= 2]
+    if not agreed:
+        return []
+    rank = max(agreed, key=lambda r: (score[r], -RANK_ORDER.index(r)))
+    seen = picked[rank]
+    return [seen] + ([seen + [c] for c in _other_suits(rank, seen)] if len(seen) < 4 else [])
+
+
 def one_tap_fixes(g: dict) -> list[list[str]]:
     """The cards a person can set a decision to with one tap on the rulings page
     (`web/rulings/static/rulings.js`): a play asked about offers its cards with `more` added,
@@ -1059,11 +1089,11 @@ def one_tap_fixes(g: dict) -> list[list[str]]:
     taken out, with one card put in the place of a read's (`reads`: each card's two likeliest
     others, at least 5%), each of `less` in the other suits of its rank, of two cards or more
     without any one of them, with one more card of its rank (each suit but the one `more`
-    names alone), with `more` and one more of its rank, or voided ("Nothing was played here":
-    `fix_taps` with no cards); a mismatch
-    offers each rank it half saw ("Played here"), each of its cards alone ("or only"), and its
-    cards with one more of that rank ("or one more: + QH"); of one whose cards left the pot
-    (`gone`), the same of what may cover them (`guesses`)."""
+    names alone), with `more` and one more of its rank, the rank its reads agree on
+    (`agreed_rank`), or voided ("Nothing was played here": `fix_taps` with no cards); a mismatch
+    offers each rank it half saw ("Played here"), each of its cards alone ("or only"), its
+    cards with one more of that rank ("or one more: + QH"), and the rank its reads agree on; of
+    one whose cards left the pot (`gone`), the same of what may cover them (`guesses`)."""
     if not g.get("low_conf") and g["type"] == "cards_played":
         return []
     if g["type"] == "cards_played":
@@ -1093,7 +1123,7 @@ def one_tap_fixes(g: dict) -> list[list[str]]:
             out += [cards + [c] for c in _other_suits(rank, cards) if [c] != more]
             if more and {rank_of(c) for c in more} == {rank} and len(cards + more) < 4:  # a triple read as one
                 out += [cards + more + [c] for c in _other_suits(rank, cards + more)]
-        return out
+        return out + agreed_rank(cards, reads)
     if g["type"] == "mismatch":  # cards that left the pot are no play; what may cover them is
         groups: dict[str, list[str]] = {}
         for c in (g.get("guesses") or []) if g.get("gone") else (g.get("cards") or []):
@@ -1104,6 +1134,8 @@ def one_tap_fixes(g: dict) -> list[list[str]]:
             out += [[c] for c in seen] if len(seen) > 1 else []
             if rank != "JK" and len(seen) < 4:
                 out += [seen + [c] for c in _other_suits(rank, seen)]
+        if not g.get("gone"):
+            out += agreed_rank(list(g.get("cards") or []), g.get("reads") or [])
         return out
     return []
 
@@ -1116,8 +1148,9 @@ def _voided_by_one_tap(g: dict) -> bool:
 def editor_fixes(g: dict) -> list[list[str]]:
     """The cards a person sets play `g` to with one tap once its "Correct #n…" is open
     (`quickFixes` on the rulings page), whether the camera asked about it or not: each read's
-    two likeliest others in its place (at least 5%), the cards half seen (`more`) added, one
-    more card of its rank (each suit not in it), any one of two or more taken out, and (a play
+    two likeliest others in its place (at least 5%; of a one-card play, one of another rank also
+    with one more of that rank), the rank its reads agree on (`agreed_rank`), the cards half
+    seen (`more`) added, one more card of its rank (each suit not in it), any one of two or more taken out, and (a play
     of one rank) the same suits in another rank: an unfamiliar deck's court read surely as a pip
     card, Q♥ as 3♥, needed the whole picker."""
     cards = list(g.get("cards") or [])
@@ -1125,9 +1158,16 @@ def editor_fixes(g: dict) -> list[list[str]]:
         return []
     more = [c for c in g.get("more") or [] if c not in cards]
     out = [cards + more] if more else []
-    for i, votes in enumerate((g.get("reads") or [])[:len(cards)]):
+    reads = g.get("reads") or []
+    for i, votes in enumerate(reads[:len(cards)]):
         others = sorted(((p, c) for c, p in (votes or {}).items() if c != cards[i] and p >= 0.05), reverse=True)[:2]
-        out += [cards[:i] + [c] + cards[i + 1:] for _, c in others if c not in cards]
+        for _, c in others:
+            if c in cards:
+                continue
+            out.append(cards[:i] + [c] + cards[i + 1:])
+            if len(cards) == 1 and c != "JK" and rank_of(c) != rank_of(cards[0]):  # ... and more of its rank
+                out += [[c, x] for x in _other_suits(rank_of(c), [c])]
+    out += agreed_rank(cards, reads)
     if len(cards) > 1:
         out += [cards[:i] + cards[i + 1:] for i in range(len(cards))]
     ranks = {rank_of(c) for c in cards}
@@ -1137,10 +1177,6 @@ def editor_fixes(g: dict) -> list[list[str]]:
             out += [cards + [c] for c in _other_suits(rank, cards)]
         out += [[r + c[len(rank):] for c in cards] for r in RANK_ORDER if r != rank]
     return out
-
-
-#: the ranks in the order the rulings page's corrector lists them (`RANK_ORDER` in rulings.js)
-RANK_ORDER = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 
 
 def _one_tap(g: dict, cards: list[str]) -> bool:

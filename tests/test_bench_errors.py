@@ -243,6 +243,26 @@ def test_a_sure_misread_the_corrector_offers_costs_two_taps_else_the_picker():
     assert editor_fixes({"type": "mismatch", "cards": ["3H"], "low_conf": True}) == []
     # asked about, the page's own one tap still costs one
     assert fix_taps(dict(sure, low_conf=True), ["3D"]) == 1
+    # a likely other of another rank, with one more of it: a fanned J♥ J♣ read "7♥"
+    seven = {"type": "cards_played", "cards": ["7H"], "reads": [{"7H": 0.39, "JH": 0.24, "7D": 0.08}]}
+    assert fix_taps(seven, ["JH", "JC"]) == 2 and fix_taps(seven, ["7D", "7C"]) == 1 + (1 + 1 + 2) + 1
+
+
+def test_reads_that_agree_on_another_rank_offer_it_with_one_tap():
+    """A play is one rank: fanned jacks read "Q♣ 7♥", each with a jack among its likely others,
+    are offered as J♣ J♥ and with one more jack; not from one read alone, nor a rank every card
+    has already, nor cards that left the pot."""
+    from datasets.game_video import agreed_rank, fix_taps, one_tap_fixes
+    reads = [{"QC": 0.47, "KC": 0.26, "JC": 0.25}, {"7H": 0.47, "JH": 0.17, "KH": 0.07}]
+    assert agreed_rank(["QC", "7H"], reads) == [["JC", "JH"], ["JC", "JH", "JD"], ["JC", "JH", "JS"]]
+    assert agreed_rank(["QC", "7H"], [reads[0], {"7H": 0.47, "KH": 0.3}]) == \
+        [["KC", "KH"], ["KC", "KH", "KD"], ["KC", "KH", "KS"]]  # the kings, now likelier
+    assert agreed_rank(["QC", "7H"], [reads[0], {"7H": 0.9}]) == []  # one read alone
+    assert agreed_rank(["JC", "JH"], reads) == []  # one rank already
+    assert agreed_rank(["QC", "7H"], [{"QC": 0.9, "JC": 0.04}, {"7H": 0.9, "JH": 0.04}]) == []  # under 5%
+    mismatch = {"type": "mismatch", "cards": ["QC", "7H"], "low_conf": True, "reads": reads}
+    assert fix_taps(mismatch, ["JC", "JH", "JD"]) == 1
+    assert ["JC", "JH"] not in one_tap_fixes(dict(mismatch, gone=True, guesses=["QC", "7H"]))
 
 
 def test_pipeline_watcher_settings_are_overridden_by_name_with_their_own_types():

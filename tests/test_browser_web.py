@@ -406,6 +406,27 @@ def test_a_camera_mismatch_offers_each_card_alone_and_one_more_of_its_rank(serve
     page.close()
 
 
+def test_a_mismatch_whose_reads_agree_on_another_rank_names_it_with_one_tap(server, browser):
+    """An unfamiliar deck's fanned jacks read "Q♣ 7♥" (two ranks: a mismatch), each read with a
+    jack among its likely others: one tap names J♣ J♥, or them and one more jack."""
+    from playwright.sync_api import expect
+
+    base = server.url
+    api(base, "/setup/api/game", {"players": ["Ann", "Bob"], "dealer": "Bob"})
+    api(base, "/manual/api/events", {"type": "cards_played", "cards": ["5H"]})
+    api(base, "/manual/api/events", {"type": "note", "text": "camera mismatch: QC 7H landed", "meta": {
+        "mismatch": True, "cards": ["QC", "7H"],
+        "reads": [{"QC": 0.47, "KC": 0.26, "JC": 0.25}, {"7H": 0.47, "JH": 0.17, "KH": 0.07}]}})
+    page = signed_in(browser, base, "/rulings/")
+    agreed = page.locator("#e3 .doubt .name-agreed")
+    expect(agreed).to_have_count(3)  # the jacks (0.42 against the kings' 0.33), + J♦, + J♠
+    expect(agreed.nth(0)).to_have_attribute("title", "Played here: JC JH")
+    agreed.nth(1).click()
+    expect(page.locator("#e3 .fixes")).to_contain_text("J♦")
+    assert corrected_cards(base) == [["JC", "JH", "JD"]]
+    page.close()
+
+
 def test_a_new_event_redraws_only_the_entries_it_changes(server, browser):
     """An evening has hundreds of events: a new one must not rebuild every entry (a phone then
     lagged seconds behind the table). The entries it leaves alone are the same elements, with

@@ -78,6 +78,32 @@
     post("/rulings/api/corrections", { type: "void", event: seq }) }, "Nothing was played here");
   // the cards of `rank` not among `cards`: one more of a rank, where a card may be missing
   const otherSuits = (rank, cards) => [..."CDHS"].map((x) => rank + x).filter((c) => !cards.includes(c));
+  const RANK_ORDER = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
+
+  /* A play is one rank: where two reads or more of a play read in several ranks agree on
+     another rank among their likely others (at least 5%: an unfamiliar deck's fanned jacks read
+     "Q♣ 7♥", each with a jack among its others), those cards, then each with one more of that
+     rank. `agreed_rank` in datasets/game_video.py counts the same. */
+  function agreedRank(cards, reads) {
+    if (new Set(cards.map(rankOf)).size < 2) return [];
+    const score = {}, picked = {};
+    (reads || []).slice(0, cards.length).forEach((votes) => {
+      const best = {};
+      Object.entries(votes || {}).forEach(([c, p]) => {
+        if (c !== "JK" && p >= 0.05 && p > (best[rankOf(c)] || [0])[0]) best[rankOf(c)] = [p, c];
+      });
+      Object.entries(best).forEach(([rank, [p, c]]) => {
+        picked[rank] = picked[rank] || [];
+        if (!picked[rank].includes(c)) { picked[rank].push(c); score[rank] = (score[rank] || 0) + p; }
+      });
+    });
+    const agreed = Object.keys(picked).filter((r) => picked[r].length >= 2);
+    if (!agreed.length) return [];
+    const rank = agreed.reduce((a, b) => (score[b] > score[a] || (score[b] === score[a]
+      && RANK_ORDER.indexOf(b) < RANK_ORDER.indexOf(a)) ? b : a));
+    const seen = picked[rank];
+    return [seen].concat(seen.length < 4 ? otherSuits(rank, seen).map((c) => seen.concat([c])) : []);
+  }
 
   /* What the operator is picking or typing for an event, kept across the redraw each new event
      brings: by key ("m" + seq for a mismatch, "c" + seq for a correction, "a" + seq for a play
@@ -205,6 +231,7 @@
       inGame ? "Look at the pot and correct it if it is wrong." : settledWhy(), right,
       more.length ? oneTap("fix-more", cards.concat(more)) : null, third, swaps,
       less.length && kept.length ? oneTap("fix-less", kept) : null, resuit,
+      agreedRank(cards, m.reads).map((real) => oneTap("fix-agreed", real)),
       drop, plus, none, pick);
   }
 
@@ -235,10 +262,14 @@
       return [" ", h("span", { class: "seen" }, h("button", { type: "button", class: "name-seen", onclick: () => name(g) },
         "Played here: ", g.map((c) => card(c, true))), only, more)];
     });
+    // ... or one rank its reads agree on (each read's likely others)
+    const agreed = ev.meta.gone ? [] : agreedRank(ev.meta.cards || [], ev.meta.reads).map((real) => [" ",
+      h("button", { type: "button", class: "name-agreed", title: "Played here: " + real.join(" "),
+        onclick: () => name(real) }, "Played here: ", real.map((c) => card(c, true)))]);
     const other = namerBox("m" + ev.seq, taps.length ? "Other cards…" : "Pick the cards…", [], name, {
       button: "name-play", buttonText: "Played here", input: "name-cards", placeholder: "cards, e.g. 9S 9H",
       aria: "cards played at #" + ev.seq });
-    return check(lead, "name them:", taps, " ", nothingPlayed("name-none", ev.seq), other);
+    return check(lead, "name them:", taps, agreed, " ", nothingPlayed("name-none", ev.seq), other);
   }
 
   /* The side of the table the arm came from (seat zones, drawn on the set-up page): a hint. Not
@@ -302,7 +333,6 @@
     return (ruling && ruling.cards) || ev.cards || [];
   };
 
-  const RANK_ORDER = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
   const suitOf = (c) => c.slice(-1);
 
   /* One tap, once "Correct #n" is open, for the likeliest fixes of any play, whether the camera
@@ -321,9 +351,13 @@
       onclick: () => fix(real) }, label || real.map((c) => card(c, true)))];
     const rows = [];
     const more = asRead ? (m.maybe_more || []).filter((c) => !cards.includes(c)) : [];
+    // each read's likeliest others in its place; of one card, one of another rank with one more too
     const likely = asRead ? (m.reads || []).slice(0, cards.length).flatMap((votes, i) => Object.entries(votes || {})
       .filter(([c, p]) => c !== cards[i] && p >= 0.05).sort((a, b) => b[1] - a[1]).slice(0, 2)
-      .filter(([c]) => !cards.includes(c)).map(([c]) => cards.map((x, k) => (k === i ? c : x)))) : [];
+      .filter(([c]) => !cards.includes(c)).flatMap(([c]) => [cards.map((x, k) => (k === i ? c : x))]
+        .concat(cards.length === 1 && c !== "JK" && rankOf(c) !== rankOf(cards[0])
+          ? otherSuits(rankOf(c), [c]).map((x) => [c, x]) : []))) : [];
+    likely.push(...(asRead ? agreedRank(cards, m.reads) : []));
     if (more.length || likely.length) {
       rows.push(h("div", { class: "row quick-likely" }, "Likely:",
         more.length ? tap("quick-more", cards.concat(more)) : null, likely.map((real) => tap("quick-alt", real))));
