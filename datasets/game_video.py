@@ -1150,9 +1150,9 @@ def editor_fixes(g: dict) -> list[list[str]]:
     (`quickFixes` on the rulings page), whether the camera asked about it or not: each read's
     two likeliest others in its place (at least 5%; of a one-card play, one of another rank also
     with one more of that rank), the rank its reads agree on (`agreed_rank`), the cards half
-    seen (`more`) added, one more card of its rank (each suit not in it), any one of two or more taken out, and (a play
-    of one rank) the same suits in another rank: an unfamiliar deck's court read surely as a pip
-    card, Q♥ as 3♥, needed the whole picker."""
+    seen (`more`) added, one more card of its rank (each suit not in it), any one of two or
+    more taken out, and (a play of one rank) the same suits in another rank: an unfamiliar
+    deck's court read surely as a pip card, Q♥ as 3♥, needed the whole picker."""
     cards = list(g.get("cards") or [])
     if g["type"] != "cards_played" or not cards:
         return []
@@ -1179,9 +1179,9 @@ def editor_fixes(g: dict) -> list[list[str]]:
     return out
 
 
-def _one_tap(g: dict, cards: list[str]) -> bool:
-    """Does one tap on what the page offers for decision `g` make it `cards`?"""
-    return any(sorted(f) == sorted(cards) for f in one_tap_fixes(g))
+def _one_tap(g: dict, cards: list[str], offers=one_tap_fixes) -> bool:
+    """Does one tap on what the page offers for decision `g` (`offers`) make it `cards`?"""
+    return any(sorted(f) == sorted(cards) for f in offers(g))
 
 
 def picker_taps(start: list[str], cards: list[str]) -> int:
@@ -1197,14 +1197,15 @@ def fix_taps(g: dict, cards: list[str] | None) -> int:
     """Taps on the rulings page that fix decision `g` in place: make it the play of `cards`,
     or, with `cards` None, undo a decision that matches nothing. One where the page offers
     the fix (`one_tap_fixes`); two where "Correct #n…" does once open (`editor_fixes`). Else a
-    play's picker ("Other cards…", or "Correct #n…" when it asked nothing), starting from the read, then "Correct cards"; a mismatch's picker ("Pick
-    the cards…"), then "Played here"; a play or clear that did not happen: "Correct #n…",
-    "Void", and the browser's "OK". A play missed with no mismatch shown is `missed_taps`."""
+    play's picker ("Other cards…", or "Correct #n…" when it asked nothing), starting from the
+    read, then "Correct cards"; a mismatch's picker ("Pick the cards…"), then "Played here";
+    a play or clear that did not happen: "Correct #n…", "Void", and the browser's "OK". A play
+    missed with no mismatch shown is `missed_taps`."""
     if cards is None:  # a play asked about: "Nothing was played here"
         return 0 if g["type"] == "mismatch" else 1 if _voided_by_one_tap(g) else 3
     if _one_tap(g, cards):
         return 1
-    if any(sorted(f) == sorted(cards) for f in editor_fixes(g)):
+    if _one_tap(g, cards, editor_fixes):
         return 2
     start = list(g.get("cards") or []) if g["type"] == "cards_played" else []
     return 1 + picker_taps(start, cards) + 1
