@@ -424,6 +424,12 @@ def test_a_mismatch_whose_reads_agree_on_another_rank_names_it_with_one_tap(serv
     agreed.nth(1).click()
     expect(page.locator("#e3 .fixes")).to_contain_text("J♦")
     assert corrected_cards(base) == [["JC", "JH", "JD"]]
+    # queens read "Q♥ 6♠", the 6♠ leaning to Q♠: Q♥ Q♠ is offered above already (Q♥ and one
+    # more), so only the two with a third queen are added
+    api(base, "/manual/api/events", {"type": "note", "text": "camera mismatch: QH 6S landed", "meta": {
+        "mismatch": True, "cards": ["QH", "6S"], "reads": [{"QH": 0.45, "QD": 0.05}, {"6S": 0.56, "QS": 0.16}]}})
+    expect(page.locator("#e5 .doubt .name-agreed")).to_have_count(2)
+    expect(page.locator("#e5 .doubt .name-agreed").nth(0)).to_have_attribute("title", "Played here: QH QS QC")
     page.close()
 
 

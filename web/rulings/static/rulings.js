@@ -262,8 +262,12 @@
       return [" ", h("span", { class: "seen" }, h("button", { type: "button", class: "name-seen", onclick: () => name(g) },
         "Played here: ", g.map((c) => card(c, true))), only, more)];
     });
-    // ... or one rank its reads agree on (each read's likely others)
-    const agreed = ev.meta.gone ? [] : agreedRank(ev.meta.cards || [], ev.meta.reads).map((real) => [" ",
+    // ... or one rank its reads agree on (each read's likely others), where not offered above
+    const key = (cs) => [...cs].sort().join(" ");
+    const above = new Set(Object.values(groups).flatMap((g) => [g].concat(g.length > 1 ? g.map((c) => [c]) : [],
+      rankOf(g[0]) !== "JK" && g.length < 4 ? otherSuits(rankOf(g[0]), g).map((c) => g.concat([c])) : [])).map(key));
+    const agreed = ev.meta.gone ? [] : agreedRank(ev.meta.cards || [], ev.meta.reads)
+      .filter((real) => !above.has(key(real))).map((real) => [" ",
       h("button", { type: "button", class: "name-agreed", title: "Played here: " + real.join(" "),
         onclick: () => name(real) }, "Played here: ", real.map((c) => card(c, true)))]);
     const other = namerBox("m" + ev.seq, taps.length ? "Other cards…" : "Pick the cards…", [], name, {
