@@ -15,8 +15,8 @@ from helpers_video import SeesNothing
 from test_browser_web import CHROMIUM, TOKEN, browser  # noqa: F401 (a fixture)
 from test_seat_zones import drag_on_zone, served_setup
 from test_web import OP, make_app, post
-from vision.seat_sides import (ARM_OFF, FIRST_PLAYS, _border, arm_agrees, layout_angles, nearest_side, propose_sides,
-                               side_angles, side_zones, zone_angles)
+from vision.seat_sides import (ARM_OFF, _border, arm_agrees, layout_angles, nearest_side, propose_sides, side_angles,
+                               side_zones, zone_angles)
 from vision.source import open_source
 from web.camera import attach_camera, wait_for
 
@@ -109,25 +109,6 @@ def test_what_people_said_about_the_first_plays_outweighs_a_misread_first_arm():
     assert _diff(sides["Ann"], 90) < 5 and _diff(sides["Bob"], 270) < 5
     # nothing said by anyone: the first named play places them, as before
     assert side_angles(players, [a[:3] for a in arms]) == side_angles(players, [a[:2] for a in arms])
-
-
-def test_what_people_said_about_later_plays_turns_sides_a_misread_first_arm_placed():
-    """Three players, Ann at the bottom (90), Bob top left (210), Cy top right (330), each
-    playing in turn from the first play. The first play was Ann's but nobody said so and its
-    arm was read from Bob's side: every side is one seat round. People then say who played
-    three plays after the first `FIRST_PLAYS` (only those): their word turns the sides back,
-    and the first plays' arms still place them."""
-    players = ["Ann", "Bob", "Cy"]
-    at = {"Ann": 90.0, "Bob": 210.0, "Cy": 330.0}
-    first = [(at[players[i % 3]] + (120.0 if i == 0 else 0.0), None) for i in range(FIRST_PLAYS)]
-    first[0] = (first[0][0], "Ann")
-    wrong = side_angles(players, first)
-    assert _diff(wrong["Ann"], at["Bob"]) < 10  # one seat round
-    later = [(at[p], p, True, True) for p in ("Cy", "Ann", "Bob")]
-    sides = side_angles(players, first + later)
-    assert all(_diff(sides[p], at[p]) < 10 for p in players)
-    # not said by a person, the later plays change nothing
-    assert side_angles(players, first + [a[:3] for a in later]) == wrong
 
 
 @settings(max_examples=60, deadline=None)
@@ -312,32 +293,6 @@ def test_the_sides_follow_when_a_person_says_who_played_the_first_plays(tmp_path
     zones = store.get_setting("seat_zones")
     assert zones["Bob"][3] == 1.0 and zones["Ann"][1] == 0.0  # swapped: Bob at the bottom, Ann at the top
     assert runner.seats["Bob"] == tuple(zones["Bob"])
-
-
-def test_the_sides_follow_when_a_person_says_who_played_a_later_play(tmp_path):
-    """Ann sits at the top of the picture, Bob at the bottom; Bob started, but nobody said so and
-    the referee took Ann (left of the dealer): the first plays put Ann's side at the bottom, and
-    every later play's side agrees with that turn. Past the first plays, a person saying who
-    played one of them turns the sides round."""
-    app = make_app(tmp_path)
-    table = app.extensions["masta.table"]
-    store = app.extensions["masta.store"]
-    table.submit({"type": "setup", "players": ["Ann", "Bob"], "dealer": "Bob"}, source="operator")
-    runner = attach_camera(app, SeesNothing(), None, accept_sides=True)
-
-    def camera(card, arm):
-        published = table.submit({"type": "cards_played", "cards": [card], "meta": {"arm": arm}}, source="camera")
-        runner._note_arm(published)
-        return published["event"]["seq"]
-
-    ranks = ["3", "4", "5", "6", "7", "8", "9", "J", "Q", "K"]
-    plays = [camera(ranks[i // 2] + "CD"[i % 2], 90.0 if i % 2 == 0 else 270.0) for i in range(FIRST_PLAYS + 2)]
-    assert store.get_setting("seat_zones")["Ann"][3] == 1.0  # Ann's side at the bottom: wrong
-    table.submit({"type": "played_by", "event": plays[-1], "player": "Ann"}, source="operator")
-    camera("AC", 90.0)
-    zones = store.get_setting("seat_zones")
-    assert zones["Ann"][1] == 0.0 and zones["Bob"][3] == 1.0  # turned: Ann at the top, Bob at the bottom
-    assert runner.seats["Ann"] == tuple(zones["Ann"])
 
 
 def test_the_set_up_order_names_the_first_plays_side_until_the_arms_say_more(tmp_path):

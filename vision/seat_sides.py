@@ -94,8 +94,7 @@ def side_angles(players: Sequence[str], arms: Sequence[tuple]) -> dict[str, floa
     """Each player's direction around the pot (degrees), from `arms`: (direction, the player the
     referee named or None[, whether it followed the play before with no pot going between:
     True if not given[, whether a person said who played it]]) of the first plays, `players`
-    clockwise. None until a play is named. Only the first `FIRST_PLAYS` place the sides; a
-    person's word on a later one (who played it) still says whose side is whose.
+    clockwise. None until a play is named.
 
     The players sit around the pot in their clockwise order, evenly spread at first: the
     spread's offset is the one that fits every arm best, named or not, and which way round the
@@ -105,15 +104,14 @@ def side_angles(players: Sequence[str], arms: Sequence[tuple]) -> dict[str, floa
     comes from the first named play alone: the referee names the later ones from its turn,
     which one play out of turn (a Turbo, a player playing twice) shifts for every play after it,
     while the first one's player is the set-up's starter; once a person has said who played
-    some of them (or any later play), what most of them said. Each side then moves to the mean
-    of the arms nearest it."""
+    some of them, what most of them said. Each side then moves to the mean of the arms
+    nearest it."""
     players = list(players)
     n = len(players)
     if n < 2 or len(set(players)) != n:
         raise ValueError(f"give two players or more, each once, in clockwise order (got {players})")
-    every = [(float(arm[0]) % 360.0, arm[1], arm[2] if len(arm) > 2 else True, len(arm) > 3 and bool(arm[3]))
-             for arm in arms if arm[0] is not None]
-    arms = every[:FIRST_PLAYS]
+    arms = [(float(arm[0]) % 360.0, arm[1], arm[2] if len(arm) > 2 else True, len(arm) > 3 and bool(arm[3]))
+            for arm in list(arms)[:FIRST_PLAYS] if arm[0] is not None]
     first = next(((a, players.index(p)) for a, p, _, _ in arms if p in players), None)
     if first is None:
         return None
@@ -121,14 +119,14 @@ def side_angles(players: Sequence[str], arms: Sequence[tuple]) -> dict[str, floa
     # the spread's offset: the arms' mean on a circle one step round
     rad = np.radians([a * n for a, *_ in arms])
     offset = (math.degrees(math.atan2(float(np.sin(rad).sum()), float(np.cos(rad).sum()))) / n) % step
-    slot = [round(((a - offset) % 360.0) / step) % n for a, *_ in every]
-    moves = Counter((b - a) % n for a, b, (_, _, follows, _) in zip(slot, slot[1:FIRST_PLAYS], arms[1:])
+    slot = [round(((a - offset) % 360.0) / step) % n for a, *_ in arms]
+    moves = Counter((b - a) % n for a, b, (_, _, follows, _) in zip(slot, slot[1:], arms[1:])
                     if a != b and follows)
     way = -1 if n >= 3 and moves[n - 1] > moves[1] else 1
     # whose side is whose: the turn of the table that puts the first named player where that
     # play's arm came from; or, once people have said who played some of these plays, the turn
     # most of their answers agree with (the first arm can be misread, their word is not)
-    said = [((k - way * players.index(p)) % n) for k, (_, p, _, by) in zip(slot, every) if by and p in players]
+    said = [((k - way * players.index(p)) % n) for k, (_, p, _, by) in zip(slot, arms) if by and p in players]
     if said:
         votes = Counter(said)
         turn = max(votes, key=lambda r: (votes[r], -said.index(r)))

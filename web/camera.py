@@ -23,10 +23,6 @@ from .frames import FrameHub, sane_frames
 from .sources import MAX_SOURCE, mask_source  # noqa: F401 (the camera's own, and its callers')
 from .table_service import TableService
 
-#: the plays of a game whose arms are kept for its sides: the first (`seat_sides.FIRST_PLAYS`)
-#: place them; a person's word on any later one (who played it) says whose side is whose
-MOST_ARMS = 1000
-
 #: vision.detector's default: the index detector, with card_index_classifier.onnx beside it.
 MODEL = "models/card_index_detector.onnx"
 CLASSIFIER = "models/card_index_classifier.onnx"
@@ -173,8 +169,7 @@ class CameraRunner:
         """A camera play's arm direction and the player the referee names: the sides proposed
         from this game's first plays (`vision.seat_sides`), saved for the set-up page, and
         used at once with `accept_sides`; proposed again whenever the referee names one of
-        those plays otherwise (a person said who started), or a person says who played a later
-        one (the first arm misread turns every side one seat round; their word turns it back)."""
+        those plays otherwise (a person said who started)."""
         from referee.table import said_who_played
         from vision.seat_sides import FIRST_PLAYS, propose_sides
 
@@ -189,7 +184,7 @@ class CameraRunner:
         if event.get("type") == "pot_cleared":
             self._pot_went = True
         if event.get("type") in ("cards_played", "note") and ruled and arm is not None \
-                and len(self.arms) < MOST_ARMS:
+                and len(self.arms) < FIRST_PLAYS:
             self.arms.append((event["seq"], float(arm), not self._pot_went))
             self._pot_went = False
         # each first play named as the referee names it now: a person's answer (who started)
@@ -200,10 +195,8 @@ class CameraRunner:
             outputs = self.table.outputs
             # who played which: a person's word; said (or voided) after those plays only
             said = said_who_played(self.table.log[self.arms[0][0] - 1:])
-            # the first plays place the sides; of the later ones, those a person named say whose is whose
             named = [(a, next((o.get("player") for o in outputs.get(seq, []) if o.get("kind") == "ruling"), None),
-                      follows, seq in said) for k, (seq, a, follows) in enumerate(self.arms)
-                     if k < FIRST_PLAYS or seq in said]
+                      follows, seq in said) for seq, a, follows in self.arms]
         if named == self._named:
             return
         self._named = named
