@@ -43,14 +43,14 @@ def truth_log(tmp_path):
     return path
 
 
-def _play(tmp_path, truth_log, person: bool):
+def _play(tmp_path, truth_log, person: bool, camera=CAMERA):
     app = make_app(tmp_path / "app")
     table = app.extensions["masta.table"]
     setup = {k: v for k, v in TRUTH[1].items() if k not in ("seq", "t")}
     table.submit(setup, source="operator")
     observer = Observer(table, script_plays(truth_log))
     who = Person(table, truth_log) if person else None
-    for t, raw in CAMERA:  # as the camera runner records each and tells `after_event`
+    for t, raw in camera:  # as the camera runner records each and tells `after_event`
         event = table.submit(raw, source="camera")["event"]
         observer(event, t)
         if who is not None:
@@ -101,6 +101,25 @@ def test_a_person_answering_what_is_asked_brings_every_ruling_right_and_the_taps
     # the page and named Ann once, as the one who played on the Ace (that settles the Ace's pot)
     assert who.taps.unseen == 1 and who.waited == 1
     assert who.taps.by_kind["target"] + who.taps.by_kind["played_by"] == 1
+    assert who.taps.by_kind["missed"] == missed_taps(["9C"])
+
+
+def test_a_card_that_covered_the_pot_unread_is_named_with_the_one_tap_its_note_offers(tmp_path, truth_log):
+    """The 9C landed on the 2D unread: the camera says the top card can no longer be seen,
+    covered by a card it half read as 9C. The person taps "Played here: 9♣" on that note (one
+    tap) rather than adding a missed play; every ruling is then the script's."""
+    covered = (7.2, {"type": "note", "text": "camera mismatch: the top card 2H can no longer be seen and the pot "
+                     "was not cleared: covered by a card the camera cannot read (perhaps 9C) or taken back",
+                     "meta": {"mismatch": True, "low_conf": True, "cards": ["2H"], "gone": True, "guesses": ["9C"]}})
+    table, _, who = _play(tmp_path, truth_log, person=True, camera=CAMERA[:3] + [covered] + CAMERA[3:])
+    game = compare(table.referee, script_referee(truth_log))
+    assert game["identical"], game["first_difference"]
+    void = fix_taps(decision_of(next(e for e in table.log if e.get("cards") == ["KH"])), None)
+    assert who.taps.camera == 1 + 1 + void and who.taps.by_kind["missed"] == 0
+    # a guess that is not the play: added as missed, as before
+    wrong = (covered[0], {**covered[1], "meta": {**covered[1]["meta"], "guesses": ["QC"]}})
+    table, _, who = _play(tmp_path / "wrong", truth_log, person=True, camera=CAMERA[:3] + [wrong] + CAMERA[3:])
+    assert compare(table.referee, script_referee(truth_log))["identical"]
     assert who.taps.by_kind["missed"] == missed_taps(["9C"])
 
 
