@@ -271,9 +271,14 @@ class Person(DemoOperator):
                 near[0]["seen"] = True
             else:  # no clear then: it did not happen
                 self._submit({"type": "void", "event": event["seq"]})
-        elif not self._name_covering(event, video_t):
+        else:
             before = set(self.matched)
-            super().after_camera(event, video_t)
+            covered = self._covered_play(event, video_t)
+            if covered is not None:  # named on the note, one tap
+                self.decided.append((video_t, event["seq"]))
+                self._take(event["seq"], covered, correct=True)
+            else:
+                super().after_camera(event, video_t)
             if (event.get("type") == "cards_played" and video_t is not None and event["seq"] not in self.matched
                     and event["seq"] not in before):  # a play that never happened
                 self._submit({"type": "void", "event": event["seq"]})
@@ -283,29 +288,17 @@ class Person(DemoOperator):
         self._answer_questions(video_t)
         self._look_again()
 
-    def _name_covering(self, event: dict, video_t: float | None) -> bool:
+    def _covered_play(self, event: dict, video_t: float | None) -> ScriptedPlay | None:
         """A mismatch whose cards were covered by a card the camera could not read offers what
-        it half read there ("Played here: 7♠", `meta.guesses`): where that is the play the
-        script has then, the person taps it (one tap, on the note) rather than adding the play
-        as missed. The script's operator leaves such a note alone."""
+        it half read there ("Played here: 7♠", `meta.guesses`): the script's play then, where
+        that is one of the offers. The person taps it on the note rather than adding the play
+        as missed; the script's operator leaves such a note alone."""
         meta = event.get("meta") or {}
         if not (is_camera_mismatch(event) and meta.get("gone") and meta.get("guesses")) or video_t is None:
-            return False
+            return None
         offers = [sorted(f) for f in one_tap_fixes(decision_of(event))]
-        play = next((p for p in self.plays if not p.seen and p.t_rest - EARLY_S <= video_t <= p.t_rest + LATE_S
+        return next((p for p in self.plays if not p.seen and p.t_rest - EARLY_S <= video_t <= p.t_rest + LATE_S
                      and sorted(p.cards) in offers), None)
-        if play is None:
-            return False
-        before = set(self.matched)
-        self.decided.append((video_t, event["seq"]))
-        play.seen = True
-        self.matched[event["seq"]] = play
-        self._add_missed(play, event["seq"])
-        for tap in [{"type": "correct", "cards": play.cards}] + list(play.answers):
-            self._submit(dict(tap, event=event["seq"]))
-        for seq in sorted(set(self.matched) - before):  # this play, and those added before it
-            self._fix_player(seq)
-        return True
 
     def _look_again(self) -> None:
         """A fact the person waited on that the referee no longer asks about (the camera

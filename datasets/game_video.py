@@ -38,7 +38,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from referee.cards import RANK_VALUE, STANDARD_DECK, rank_of
+from referee.cards import RANK_VALUE, STANDARD_DECK, rank_of, suit_of
 
 FPS = 30.0
 #: where, across each corner index box, its visibility is sampled (3 x 3 points)
@@ -1056,6 +1056,17 @@ def _other_suits(rank: str, cards: list[str]) -> list[str]:
 RANK_ORDER = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 
 
+#: a read's other card the rulings page offers (`likely` there): at least this likely
+LIKELY = 0.05
+
+
+def _likely_others(cards: list[str], reads: list[dict]) -> list[list[str]]:
+    """Each read's two likeliest other cards, at least `LIKELY` (its `reads` votes)."""
+    return [[c for _, c in sorted(((p, c) for c, p in (votes or {}).items()
+                                   if c != cards[i] and p >= LIKELY), reverse=True)[:2]]
+            for i, votes in enumerate(reads[:len(cards)])]
+
+
 def agreed_rank(cards: list[str], reads: list[dict]) -> list[list[str]]:
     """A play is one rank. Where two reads or more of a play read in several ranks agree on
     another rank among their likely others (at least 5%: an unfamiliar deck's fanned jacks read
@@ -1068,7 +1079,7 @@ def agreed_rank(cards: list[str], reads: list[dict]) -> list[list[str]]:
     for i, votes in enumerate(reads[:len(cards)]):
         best: dict[str, tuple[float, str]] = {}
         for c, p in (votes or {}).items():
-            if c != "JK" and p >= 0.05 and p > best.get(rank_of(c), (0.0, ""))[0]:
+            if c != "JK" and p >= LIKELY and p > best.get(rank_of(c), (0.0, ""))[0]:
                 best[rank_of(c)] = (p, c)
         for rank, (p, c) in best.items():
             if c not in picked.setdefault(rank, []):
@@ -1106,9 +1117,7 @@ def one_tap_fixes(g: dict) -> list[list[str]]:
         if more and len(cards) > 1 and len(reads) >= len(cards):  # or `more` in the least sure card's place
             weakest = min(range(len(cards)), key=lambda k: (reads[k] or {}).get(cards[k], 0.0))
             out += [cards[:weakest] + [c] + cards[weakest + 1:] for c in more]
-        likely = [[c for _, c in sorted(((p, c) for c, p in (votes or {}).items()
-                                         if c != cards[i] and p >= 0.05), reverse=True)[:2]]
-                  for i, votes in enumerate(reads[:len(cards)])]
+        likely = _likely_others(cards, reads)
         for i, others in enumerate(likely):
             out += [cards[:i] + [c] + cards[i + 1:] for c in others if c not in cards]
         for i, c in enumerate(cards):  # a card read half under the play, in another suit
@@ -1159,9 +1168,8 @@ def editor_fixes(g: dict) -> list[list[str]]:
     more = [c for c in g.get("more") or [] if c not in cards]
     out = [cards + more] if more else []
     reads = g.get("reads") or []
-    for i, votes in enumerate(reads[:len(cards)]):
-        others = sorted(((p, c) for c, p in (votes or {}).items() if c != cards[i] and p >= 0.05), reverse=True)[:2]
-        for _, c in others:
+    for i, others in enumerate(_likely_others(cards, reads)):
+        for c in others:
             if c in cards:
                 continue
             out.append(cards[:i] + [c] + cards[i + 1:])
@@ -1175,7 +1183,7 @@ def editor_fixes(g: dict) -> list[list[str]]:
         rank = ranks.pop()
         if len(cards) < 4:
             out += [cards + [c] for c in _other_suits(rank, cards)]
-        out += [[r + c[len(rank):] for c in cards] for r in RANK_ORDER if r != rank]
+        out += [[r + suit_of(c) for c in cards] for r in RANK_ORDER if r != rank]
     return out
 
 

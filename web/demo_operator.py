@@ -118,12 +118,14 @@ class DemoOperator:
         # of two plays in reach (the camera missed the first), the one it read; else the latest
         play = max(near, key=lambda p: (_shared(got, p.cards), _shared(map(rank_of, got), map(rank_of, p.cards)),
                                         p.t_rest))
+        self._take(event["seq"], play, correct=mismatch or Counter(got) != Counter(play.cards))
+
+    def _take(self, seq: int, play: ScriptedPlay, correct: bool) -> None:
+        """Camera event `seq` is the script's `play`: the plays missed before it added first,
+        then its cards named where the camera had them wrong (`correct`), then its answers."""
         play.seen = True
-        self.matched[event["seq"]] = play
-        self._add_missed(play, event["seq"])
-        taps = []
-        if mismatch or Counter(got) != Counter(play.cards):
-            taps.append({"type": "correct", "cards": play.cards})
-        taps.extend(play.answers)
+        self.matched[seq] = play
+        self._add_missed(play, seq)
+        taps = ([{"type": "correct", "cards": play.cards}] if correct else []) + list(play.answers)
         for tap in taps:
-            self._submit(dict(tap, event=event["seq"]))
+            self._submit(dict(tap, event=seq))

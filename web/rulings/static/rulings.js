@@ -79,6 +79,10 @@
   // the cards of `rank` not among `cards`: one more of a rank, where a card may be missing
   const otherSuits = (rank, cards) => [..."CDHS"].map((x) => rank + x).filter((c) => !cards.includes(c));
   const RANK_ORDER = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
+  // a read's two likeliest other cards, at least 5% (`_likely_others` in datasets/game_video.py)
+  const LIKELY = 0.05;
+  const likelyOthers = (votes, read) => Object.entries(votes || {})
+    .filter(([c, p]) => c !== read && p >= LIKELY).sort((a, b) => b[1] - a[1]).slice(0, 2);
 
   /* A play is one rank: where two reads or more of a play read in several ranks agree on
      another rank among their likely others (at least 5%: an unfamiliar deck's fanned jacks read
@@ -90,7 +94,7 @@
     (reads || []).slice(0, cards.length).forEach((votes) => {
       const best = {};
       Object.entries(votes || {}).forEach(([c, p]) => {
-        if (c !== "JK" && p >= 0.05 && p > (best[rankOf(c)] || [0])[0]) best[rankOf(c)] = [p, c];
+        if (c !== "JK" && p >= LIKELY && p > (best[rankOf(c)] || [0])[0]) best[rankOf(c)] = [p, c];
       });
       Object.entries(best).forEach(([rank, [p, c]]) => {
         picked[rank] = picked[rank] || [];
@@ -155,9 +159,7 @@
     const cards = ev.cards || [];
     const fix = (real) => post("/rulings/api/corrections", { type: "correct", event: ev.seq, cards: real.join(" ") });
     // the other likely cards of read `i`: its two likeliest others, at least 5%
-    const likely = (i) => Object.entries((m.reads || [])[i] || {})
-      .filter(([c, p]) => c !== cards[i] && p >= 0.05)
-      .sort((a, b) => b[1] - a[1]).slice(0, 2);
+    const likely = (i) => likelyOthers((m.reads || [])[i], cards[i]);
     // ... of each read; for the operator, one tap puts one in its place
     const others = (m.reads || []).flatMap((_, i) => likely(i)
       .map(([c, p]) => {
@@ -356,8 +358,7 @@
     const rows = [];
     const more = asRead ? (m.maybe_more || []).filter((c) => !cards.includes(c)) : [];
     // each read's likeliest others in its place; of one card, one of another rank with one more too
-    const likely = asRead ? (m.reads || []).slice(0, cards.length).flatMap((votes, i) => Object.entries(votes || {})
-      .filter(([c, p]) => c !== cards[i] && p >= 0.05).sort((a, b) => b[1] - a[1]).slice(0, 2)
+    const likely = asRead ? (m.reads || []).slice(0, cards.length).flatMap((votes, i) => likelyOthers(votes, cards[i])
       .filter(([c]) => !cards.includes(c)).flatMap(([c]) => [cards.map((x, k) => (k === i ? c : x))]
         .concat(cards.length === 1 && c !== "JK" && rankOf(c) !== rankOf(cards[0])
           ? otherSuits(rankOf(c), [c]).map((x) => [c, x]) : []))) : [];
