@@ -33,7 +33,8 @@ class Assumption:
     kind: str            # target | picked_up | player | starter | cards | out | counts | end
     event: int           # the event it is about (the Ace, the pot going, the play)
     value: str           # the player assumed
-    by: str              # "camera" (its side or its reads), "rules", or "claim" (what was said)
+    by: str              # "camera" (its side or its reads), "hand" (the ledger knew who held the
+                         # card), "rules", or "claim" (what was said)
     options: list[str]   # who (or, `cards`, which cards) it could be, the likeliest first
     about: str           # the play in table words: "Ann's A♠"
     status: str = OPEN   # open | seen (later evidence agrees) | changed (evidence changed it)
@@ -94,6 +95,7 @@ class Assumption:
     def to_dict(self) -> dict:
         why = {"camera": "the camera saw it come from that side",
                "rules": "the rules make it likeliest",
+               "hand": "they picked up that card: it was in their hand",
                "claim": "the table said so"}.get(self.by, self.by)
         if self.kind == "cards":
             why = "the camera's surest read that the rules allow"

@@ -41,11 +41,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee import pile as pilelib
-from referee.assume import CHANGED, OPEN, Assumption, card_words
+from referee.assume import CHANGED, OPEN, SEEN, Assumption, card_words
 from referee.cards import JOKER, RANKS, build_deck, rank_of
 from referee.evening import EveningBook, GameResult, titles_for
 from referee.events import EventError, taken_after_end, validate_event
-from referee.ledger import Ledger
+from referee.ledger import HAND, UNSEEN, Ledger
 from referee.rules import Preset, load_preset
 from referee.ruling import ILLEGAL, PENALTY, Reason, Ruling
 
@@ -151,6 +151,9 @@ class Game:
     played: list[str] = field(default_factory=list)  # who played each play, in order
     counted_out: dict[str, int] = field(default_factory=dict)  # out by the counts, at seq
     uncounted: set[str] = field(default_factory=set)  # seen playing after the counts' out
+    #: a pick-up whose taker was a guess (the clear's seq: the assumption's key); where it is
+    #: still open or changed, the ledger's hand for its cards is a guess too
+    guessed_pickups: dict[int, str] = field(default_factory=dict)
 
     @property
     def pile(self) -> list[str]:
@@ -722,6 +725,9 @@ class TableReferee:
             g.turn = a.value
             return a.value, {"player": a.value, "by": a.by, "key": a.key}
         basis = self._basis(g)
+        by = "camera"
+        if hint is None:  # no side seen: a card the ledger places in one hand names its holder
+            hint, by = self._holder(g, cards), "hand"
         if hint is None or hint == expected:
             if basis is None:
                 return expected, None
@@ -735,13 +741,37 @@ class TableReferee:
         # turn was not where the referee thought (a play it never saw, a wrong guess)
         seat = g.seats[hint]
         turbo_ok = self._judge(g, seat, cards, seat.phase(g.stock), True).legal
-        if not turbo_ok:  # the camera contradicts the guess the turn rested on, if any
+        if not turbo_ok and by == "camera":  # the camera contradicts the guess the turn rested on
             self._derive_before(g, basis, hint, seq)
-        a = self._assume(g, "player", seq, hint, "camera", [hint, expected] + g.active(),
+        a = self._assume(g, "player", seq, hint, by, [hint, expected] + g.active(),
                          card_words(cards) + self._after_words(g))
         if not turbo_ok and a.value == hint:
             g.turn = hint  # in turn, as far as the referee can tell
         return a.value, {"player": a.value, "by": a.by, "key": a.key}
+
+    @staticmethod
+    def _holder(g: Game, cards: list[str]) -> str | None:
+        """The one player still in whom the ledger knows holds a card of `cards` (they picked
+        it up, seen or said, and no other copy is unseen), where the cards name no one else: a
+        play nobody's side was seen for is theirs more surely than the turn's, which may rest
+        on a guess."""
+        def guessed(seq: int | None) -> bool:
+            key = g.guessed_pickups.get(seq) if seq is not None else None
+            a = g.assumptions.get(key) if key else None
+            return key is not None and (a is None or a.status != SEEN)
+
+        found = set()
+        for card in cards:
+            copies = g.ledger.copies.get(card, [])
+            held = [c for c in copies if c.where == HAND]
+            if (not copies or any(c.where == UNSEEN for c in copies)
+                    or any(guessed(c.last_seq(HAND)) for c in held)):
+                continue
+            found |= {c.player for c in held}
+        if len(found) != 1:
+            return None
+        player = found.pop()
+        return player if player in g.seats and not g.seats[player].out else None
 
     def _derive_before(self, g: Game, basis: Assumption | None, player: str, seq: int) -> None:
         """`player` played `seq`, no Turbo, where the turn rested on a guess (who took the pot,
@@ -807,7 +837,7 @@ class TableReferee:
         basis = self._basis(g)
         rest = sorted((a for a in g.assumptions.values()
                        if a.is_open and not a.quiet and not a.checked and a is not basis),
-                      key=lambda a: (a.by == "camera", a.event))
+                      key=lambda a: (a.by in ("camera", "hand"), a.event))
         return ([basis] if basis and not basis.quiet else []) + rest
 
     def _question(self, g: Game) -> Assumption | None:
@@ -1030,6 +1060,7 @@ class TableReferee:
         if tgt is not None:
             self._consumed.add(tgt["seq"])
             g.target = g.turn = tgt["player"]
+            g.basis = None  # the turn rests on their word now, as when it comes after the Ace
             return []
         # nobody said: the next in turn is the likeliest (the camera's next play may say
         # otherwise: whoever answers the Ace is the one it hit)
@@ -1271,6 +1302,8 @@ class TableReferee:
             if a is not None and a.is_open and hint is not None and hint != g.ace_by:
                 self._evidence(g, a, hint, seq)  # the pot went towards their side
                 picker = a.value
+            if a is not None:
+                g.guessed_pickups[seq] = a.key
         elif g.penalty is not None:
             # the offender takes back the illegal cards with the pot; if they played out of
             # turn, the player whose turn it was still plays next
@@ -1286,6 +1319,7 @@ class TableReferee:
                 a = self._assume(g, "picked_up", seq, picker, "rules",
                                  self._in_turn_from(g, picker), f"at #{seq}", quiet=True)
                 picker = a.value
+                g.guessed_pickups[seq] = a.key
                 if a.is_open:
                     g.basis = a.key
         if picker is None:

@@ -473,3 +473,26 @@ def test_a_player_the_counts_put_out_whose_side_plays_on_is_still_in():
     # and the end places her where she stopped playing
     ref.apply({"type": "game_end"})
     assert ref.view()["over"] and "Ann" in ref.view()["finishing_order"]
+
+
+def test_a_card_someone_was_seen_picking_up_names_them_where_no_side_was_seen():
+    # Bob was seen taking the pot with K♦ in it; later K♦ lands with no side seen while the
+    # turn says Ann: it is Bob's, who holds it, not the turn's
+    ref, _ = table(play("KD", side="Ann"), cleared(side="Bob"), play("4H", side="Cy"),
+                   play("KD"))
+    r = ref.rulings()[-1]
+    assert r["player"] == "Bob" and r["assumed"]["by"] == "hand" and not r["turbo"]
+    assert not ref.view()["suspicions"]  # Bob plays the card he holds: nothing to suspect
+    assert ref.view()["turn"] == "Cy"
+    a = next(a for a in ref.view()["assumptions"] if a["key"] == r["assumed"]["key"])
+    assert a["why"] == "they picked up that card: it was in their hand"
+
+
+def test_a_card_in_a_hand_only_guessed_names_nobody_until_the_guess_is_seen():
+    # nobody saw who took the pot, nor who played next: Bob (in turn) taking it is only the
+    # rules' guess, so K♦ with no side seen is the turn's (Ann's)
+    ref, _ = table(play("KD", side="Ann"), cleared(), play("4H"), play("KD"))
+    assert ref.rulings()[-1]["player"] == "Ann"
+    # the same with Cy seen playing next, which confirms Bob took it: K♦ is Bob's
+    ref, _ = table(play("KD", side="Ann"), cleared(), play("4H", side="Cy"), play("KD"))
+    assert ref.rulings()[-1]["player"] == "Bob"

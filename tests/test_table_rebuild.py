@@ -191,29 +191,31 @@ def test_nothing_is_missed_after_a_game_ended():
 
 
 def test_after_a_wrong_end_the_cameras_plays_are_held_and_a_persons_refused():
-    """The JC JS JD of seed 2 unread: the game ends wrongly at the next play. The camera's play
-    after it is kept and held (said so, not ruled, the game unchanged); a person's new play is
+    """The Q♣ of seed 1 unread: the game ends wrongly ten events later. The camera's play after
+    it is kept and held (said so, not ruled, the game unchanged); a person's new play is
     refused with why and what to do, the log kept whole; naming the unread play rules the held
     one in place."""
     import pytest
 
-    sg = GAMES[2]
+    sg, unread, end = GAMES[1], 358, 368
+    held = end + 1
     # nothing read there (a read is ruled as its likeliest play, nobody having said)
-    events = [e if e["seq"] != 408 else {"seq": 408, "type": "note", "text": "camera mismatch",
-                                         "meta": {"mismatch": True, "cards": []}}
-              for e in sg.events if e["seq"] <= 411]
+    events = [e if e["seq"] != unread else {"seq": unread, "type": "note", "text": "camera mismatch",
+                                            "meta": {"mismatch": True, "cards": []}}
+              for e in sg.events if e["seq"] <= held]
+    assert sg.events[held - 1]["type"] == "cards_played"
     ref = feed(events[:-1])
-    assert len(ref.log) == 410 and all(p["out"] for p in ref.view()["players"])  # ended, wrongly
+    assert len(ref.log) == end and all(p["out"] for p in ref.view()["players"])  # ended, wrongly
     before = strip(ref.view())
     person = {k: v for k, v in events[-1].items() if k != "seq"} | {"source": "operator"}
-    with pytest.raises(EventError, match=r"event 411: game 1 ended at event 410 .*setup event"):
+    with pytest.raises(EventError, match=rf"event {held}: game 1 ended at event {end} .*setup event"):
         ref.apply(person)
-    assert len(ref.log) == 410
+    assert len(ref.log) == end
     out = ref.apply({k: v for k, v in events[-1].items() if k != "seq"})
     assert [o["kind"] for o in out] == ["info"] and out[0]["held"] and "kept, not ruled" in out[0]["text"]
-    assert ref.view()["held"] == [411] and len(ref.log) == 411
+    assert ref.view()["held"] == [held] and len(ref.log) == held
     assert strip(ref.view()) == before  # the game unchanged
-    ref.apply({"type": "correct", "event": 408, "cards": ["JC", "JS", "JD"]})
-    right = TableReferee.replay(sg.events[:411])
+    ref.apply({"type": "correct", "event": unread, "cards": sg.events[unread - 1]["cards"]})
+    right = TableReferee.replay(sg.events[:held])
     assert strip(ref.view()) == strip(right.view()) and not ref.view()["over"] and ref.view()["held"] == []
-    assert [r for r in ref.rulings() if r["event"] == 411] == [r for r in right.rulings() if r["event"] == 411]
+    assert [r for r in ref.rulings() if r["event"] == held] == [r for r in right.rulings() if r["event"] == held]

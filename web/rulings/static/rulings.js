@@ -64,7 +64,8 @@
     return h("div", { class: "out" }, h("span", { class: "tag " + k }, k), " ", o.plain || "",
       o.assumed ? h("span", { class: "tag assumed", title: "nobody said: " + (o.assumed.cards
         ? "the camera's surest read that the rules allow" : o.assumed.by === "camera"
-        ? "the camera saw it come from that side" : "the rules make it likeliest") },
+        ? "the camera saw it come from that side" : o.assumed.by === "hand"
+        ? "they picked up that card: it was in their hand" : "the rules make it likeliest") },
         "assumed " + [o.assumed.player, (o.assumed.cards || []).join(" ")].filter(Boolean).join(" ")) : null,
       rules.length ? h("span", { class: "muted small" }, " (" + rules.join("; ") + ")") : null,
       o.next ? h("span", { class: "muted small" }, " next " + o.next) : null,
