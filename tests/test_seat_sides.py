@@ -333,3 +333,25 @@ def test_the_set_up_order_names_the_first_plays_side_until_the_arms_say_more(tmp
     app, play = table_of("drawn", "fr", drawn)
     assert play("4C", 265.0)["player"] == "Ann"
     assert app.extensions["masta.store"].get_setting("seat_zones")["Ann"][1] == 0.0
+
+
+def test_what_people_said_turns_the_table_round_where_the_steps_read_it_the_wrong_way():
+    """Three players, Ann at the bottom (90), Bob left (210), Cy right (330). The first plays
+    stepped the other way round (a 10 played again, pick-ups nobody saw): counted, the steps
+    mirror the table and only the first play's player sits right. Once people have said who
+    played three of them, their word places every side, the way round included."""
+    players = ["Ann", "Bob", "Cy"]
+    at = {"Ann": 90.0, "Bob": 210.0, "Cy": 330.0}
+    order = ["Bob", "Ann", "Cy", "Bob", "Ann", "Cy", "Bob", "Ann"]
+    arms = [(at[p] + 2.0 * (k % 3 - 1), "Bob" if k == 0 else None, True) for k, p in enumerate(order)]
+    mirrored = side_angles(players, arms)
+    assert _diff(mirrored["Bob"], at["Bob"]) < 5 and _diff(mirrored["Ann"], at["Cy"]) < 5
+    said = [(a, p, f, True) if k in (1, 2, 4) else (a, p, f) for k, (a, p, f) in enumerate(
+        (a, order[k] if k in (1, 2, 4) else p, f) for k, (a, p, f) in enumerate(arms))]
+    sides = side_angles(players, said)
+    assert all(_diff(sides[p], at[p]) < 5 for p in players), sides
+    # one answer fits either way round: it places its player, the steps keep the way round
+    one = [(a, p, f, True) if k == 1 else (a, p, f) for k, (a, p, f) in enumerate(
+        (a, order[k] if k == 1 else p, f) for k, (a, p, f) in enumerate(arms))]
+    sides = side_angles(players, one)
+    assert _diff(sides["Ann"], at["Ann"]) < 5 and _diff(sides["Bob"], at["Cy"]) < 5

@@ -126,10 +126,13 @@ def side_angles(players: Sequence[str], arms: Sequence[tuple]) -> dict[str, floa
     # whose side is whose: the turn of the table that puts the first named player where that
     # play's arm came from; or, once people have said who played some of these plays, the turn
     # most of their answers agree with (the first arm can be misread, their word is not)
-    said = [((k - way * players.index(p)) % n) for k, (_, p, _, by) in zip(slot, arms) if by and p in players]
+    said = [(k, players.index(p)) for k, (_, p, _, by) in zip(slot, arms) if by and p in players]
     if said:
-        votes = Counter(said)
-        turn = max(votes, key=lambda r: (votes[r], -said.index(r)))
+        fit, turn = _said_turn(said, way, n)
+        if n >= 3:  # their word also says which way round, where it fits the other way better
+            other = _said_turn(said, -way, n)
+            if other[0] > fit:
+                way, turn = -way, other[1]
     else:
         a0, i0 = first
         turn = (round(((a0 - offset) % 360.0) / step) - way * i0) % n
@@ -143,6 +146,15 @@ def side_angles(players: Sequence[str], arms: Sequence[tuple]) -> dict[str, floa
         if seen:
             sides[p] = _mean_angle(seen)
     return sides
+
+
+def _said_turn(said: list[tuple[int, int]], way: int, n: int) -> tuple[int, int]:
+    """The turn of the table most of what people said fits (`said`: each answered play's slot
+    and its player's place in the set-up's order), seen `way` round, and how many it fits."""
+    turns = [(k - way * i) % n for k, i in said]
+    votes = Counter(turns)
+    turn = max(votes, key=lambda r: (votes[r], -turns.index(r)))
+    return votes[turn], turn
 
 
 #: an arm further than this from a side's direction (a share of the angle between two
