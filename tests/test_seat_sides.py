@@ -15,8 +15,9 @@ from helpers_video import SeesNothing
 from test_browser_web import CHROMIUM, TOKEN, browser  # noqa: F401 (a fixture)
 from test_seat_zones import drag_on_zone, served_setup
 from test_web import OP, make_app, post
-from vision.seat_sides import (ARM_OFF, _border, arm_agrees, layout_angles, nearest_side, propose_sides, side_angles,
-                               side_zones, zone_angles)
+from referee.table import TableReferee
+from vision.seat_sides import (ARM_OFF, _border, arm_agrees, layout_angles, nearest_side, plain_step, propose_sides,
+                               side_angles, side_zones, zone_angles)
 from vision.source import open_source
 from web.camera import attach_camera, wait_for
 
@@ -355,3 +356,19 @@ def test_what_people_said_turns_the_table_round_where_the_steps_read_it_the_wron
         (a, order[k] if k == 1 else p, f) for k, (a, p, f) in enumerate(arms))]
     sides = side_angles(players, one)
     assert _diff(sides["Ann"], at["Ann"]) < 5 and _diff(sides["Bob"], at["Cy"]) < 5
+
+
+def test_only_a_plain_play_in_turn_says_which_way_the_next_step_goes():
+    """The steps between the first plays tell which way round the camera sees the table; a play
+    that skips (an 8 in the French rules), burns and plays again, gives the pot away, or comes
+    as a Turbo moves the turn otherwise than one step on, so the step after it says nothing."""
+    ruled = {}
+    for base, cards, by in (("4C", ["5D"], "Bob"), ("4C", ["8S"], "Bob"), ("4C", ["AS"], "Bob"),
+                            ("4C", ["10H"], "Bob"), ("4C", ["4H"], "Cy"), ("KC", ["5C"], "Bob")):
+        ref = TableReferee()
+        ref.apply({"type": "setup", "players": ["Ann", "Bob", "Cy"], "dealer": "Cy", "preset": "fr"})
+        ref.apply({"type": "cards_played", "cards": [base], "player": "Ann"})
+        out = ref.apply({"type": "cards_played", "cards": cards, "player": by})
+        ruled[cards[0]] = next(o for o in out if o["kind"] == "ruling")
+    assert [c for c, r in ruled.items() if plain_step(r)] == ["5D"]
+    assert ruled["4H"]["turbo"] and ruled["5C"]["verdict"] != "legal"

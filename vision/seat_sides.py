@@ -148,6 +148,20 @@ def side_angles(players: Sequence[str], arms: Sequence[tuple]) -> dict[str, floa
     return sides
 
 
+#: what a play does that moves the turn on otherwise than one step (`Ruling.effects`)
+UNPLAIN = ("again", "burn", "reverse", "give_pot", "next_picks_up")
+
+
+def plain_step(ruling: dict) -> bool:
+    """Whether the next play comes one step on from this ruled play (`kind: ruling`): a legal
+    play in turn that neither skips, burns, reverses nor gives the pot away. The steps
+    between the first plays say which way round the camera sees the table; a skip at three
+    players looks like a step the other way."""
+    effects = ruling.get("effects") or []
+    return (ruling.get("verdict") == "legal" and not ruling.get("turbo")
+            and not any(e in UNPLAIN or e.startswith("skip") for e in effects))
+
+
 def _said_turn(said: list[tuple[int, int]], way: int, n: int) -> tuple[int, int]:
     """The turn of the table most of what people said fits (`said`: each answered play's slot
     and its player's place in the set-up's order), seen `way` round, and how many it fits."""

@@ -69,11 +69,13 @@ class CameraRunner:
         self.seats = dict(seats or {})
         #: the sides proposed from the arms are used as they come (no one draws them)
         self.accept_sides = accept_sides
-        #: (seq, arm direction, whether it followed the play before with no pot going between)
-        #: of each of this game's first camera plays; the player each names is looked up as the
-        #: referee rules it now
+        #: (seq, arm direction, whether it followed the play before one plain step on: no pot
+        #: going between, that play neither skipping, burning, reversing nor giving the pot
+        #: away, nor a Turbo) of each of this game's first camera plays; the player each names
+        #: is looked up as the referee rules it now
         self.arms: list[tuple[int, float, bool]] = []
         self._pot_went = False
+        self._plain = True  # the play before was one the next follows one plain step on
         self._named: list[tuple] = []  # what the last proposal was made from
         self._arms_of: tuple[str, ...] = ()
         self.pace = pace
@@ -171,7 +173,7 @@ class CameraRunner:
         used at once with `accept_sides`; proposed again whenever the referee names one of
         those plays otherwise (a person said who started)."""
         from referee.table import said_who_played
-        from vision.seat_sides import FIRST_PLAYS, propose_sides
+        from vision.seat_sides import FIRST_PLAYS, plain_step, propose_sides
 
         event = published["event"]
         arm = (event.get("meta") or {}).get("arm")
@@ -180,12 +182,17 @@ class CameraRunner:
             return
         if players != self._arms_of:  # a new table: its own arms
             self.arms, self._named, self._arms_of, self._pot_went = [], [], players, False
-        ruled = any(o.get("kind") == "ruling" for o in published["outputs"])  # a mismatch ruled as a play too
+            self._plain = True
+        # a mismatch ruled as a play too
+        ruling = next((o for o in published["outputs"] if o.get("kind") == "ruling"), None)
         if event.get("type") == "pot_cleared":
             self._pot_went = True
-        if event.get("type") in ("cards_played", "note") and ruled and arm is not None \
-                and len(self.arms) < FIRST_PLAYS:
-            self.arms.append((event["seq"], float(arm), not self._pot_went))
+        if event.get("type") in ("cards_played", "note") and ruling is not None:
+            kept = arm is not None and len(self.arms) < FIRST_PLAYS
+            if kept:
+                self.arms.append((event["seq"], float(arm), not self._pot_went and self._plain))
+            # the next play's step is from this one only where the arms hold this one
+            self._plain = kept and plain_step(ruling)
             self._pot_went = False
         # each first play named as the referee names it now: a person's answer (who started)
         # or a replay may have renamed them since, and the sides follow
