@@ -711,16 +711,16 @@ def test_a_camera_mismatch_is_played_as_assumed_and_one_tap_on_the_live_page_nam
 
 
 def test_a_wrong_game_end_and_the_plays_held_after_it_are_said_and_undone_on_the_live_page(server, browser):
-    """An unread play (seed 2's JC JS JD) ends the game wrongly; the camera goes on seeing
-    plays. The live page says the game is over, with its titles, and that plays were held
-    since; once the unread play is named on the rulings page, the game goes on and the box
-    goes."""
+    """An unread play (seed 2's JC JS JD) ends the game wrongly three events later; the camera
+    goes on seeing plays. The live page says the game is over, with its titles, and that plays
+    were held since; once the unread play is named on the rulings page, the game goes on and
+    the box goes."""
     from playwright.sync_api import expect
 
     from referee.camera_stream import stream_game
 
     base, table = server.url, server.app.extensions["masta.table"]
-    for seq, (raw, source) in enumerate(stream_game("fr", 4, 2).submitted()[:412], 1):
+    for seq, (raw, source) in enumerate(stream_game("fr", 4, 2).submitted()[:413], 1):
         if seq == 408:  # the camera could not read it
             raw = {"type": "note", "text": "camera mismatch: something landed unread", "meta": {"mismatch": True, "cards": []}}
         table.submit(raw, source=source)
@@ -728,17 +728,17 @@ def test_a_wrong_game_end_and_the_plays_held_after_it_are_said_and_undone_on_the
     box = page.locator("#prompts .game-over")
     expect(box).to_contain_text("Game 1 is over")
     expect(box).to_contain_text("SHITHEAD")
-    expect(box.locator(".held")).to_contain_text("2 play(s) since (#411, #412)")
-    expect(box.locator(".held")).to_contain_text("a misread ended it at #410 or before")
+    expect(box.locator(".held")).to_contain_text("2 play(s) since (#412, #413)")
+    expect(box.locator(".held")).to_contain_text("a misread ended it at #411 or before")
     box.locator(".held a").click()  # to the rulings page, at the event that ended the game
-    expect(page.locator("#e410")).to_be_in_viewport()
-    assert page.evaluate("document.getElementById('e410').getBoundingClientRect().top") < 50  # scrolled to it
+    expect(page.locator("#e411")).to_be_in_viewport()
+    assert page.evaluate("document.getElementById('e411').getBoundingClientRect().top") < 50  # scrolled to it
     page.locator("#e408 .doubt summary").click()
     page.locator("#e408 .doubt .name-cards").fill("jc js jd")
     page.locator("#e408 .doubt .name-play").click()
-    expect(page.locator("#e411 .out .tag.legal")).to_be_visible()  # the held play, ruled in place
+    expect(page.locator("#e412 .out .tag.legal")).to_be_visible()  # the held play, ruled in place
     page.goto(f"{base}/live/")
-    expect(page.locator("#banner")).to_contain_text("#412")
+    expect(page.locator("#banner")).to_contain_text("#413")
     expect(page.locator("#prompts .game-over")).to_have_count(0)
     page.close()
 

@@ -149,7 +149,7 @@ def test_camera_events_go_through_the_same_path(tmp_path):
 
 
 def test_what_the_camera_sees_after_a_wrong_game_end_is_held_then_ruled_in_place(tmp_path):
-    """An unread play (a mismatch) can end the game wrongly at the next play. What the camera
+    """An unread play (a mismatch) can end the game wrongly a few plays later. What the camera
     sees after that end (plays, the pot going) and the Aces' targets a person names are kept,
     the plays held unruled and said so; once a person names the unread play, the game is open
     again and every held event is ruled where it happened: the game as if the camera had read
@@ -175,9 +175,9 @@ def test_what_the_camera_sees_after_a_wrong_game_end_is_held_then_ruled_in_place
         else:
             table.submit(raw, source=source)
     assert len(table.log) == 440 and not runner.errors  # nothing refused, nothing lost
-    assert table.view()["table"]["over"]  # wrongly, at event 410
-    held = [o for o in table.outputs[411] if o.get("held")]
-    assert held and "kept, not ruled" in held[0]["text"] and held[0]["cards"] == events[410]["cards"]
+    assert table.view()["table"]["over"]  # wrongly, at event 411
+    held = [o for o in table.outputs[412] if o.get("held")]
+    assert held and "kept, not ruled" in held[0]["text"] and held[0]["cards"] == events[411]["cards"]
     c = app.test_client()
     r = c.post("/rulings/api/corrections", json={"type": "correct", "event": 408, "cards": events[407]["cards"]},
                headers={"X-Masta-Token": "tok"})
@@ -185,7 +185,7 @@ def test_what_the_camera_sees_after_a_wrong_game_end_is_held_then_ruled_in_place
     right = TableReferee.replay(events)
     assert table.view()["table"]["players"] == right.view()["players"]
     assert table.view()["table"]["over"] == right.view()["over"]
-    assert [o for o in table.outputs[411] if o.get("kind") == "ruling"][0]["cards"] == events[410]["cards"]
+    assert [o for o in table.outputs[412] if o.get("kind") == "ruling"][0]["cards"] == events[411]["cards"]
 
 
 def test_after_the_end_a_person_may_fix_the_game_but_not_play_on(tmp_path):
