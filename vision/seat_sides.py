@@ -100,12 +100,14 @@ def side_angles(players: Sequence[str], arms: Sequence[tuple]) -> dict[str, floa
     spread's offset is the one that fits every arm best, named or not, and which way round the
     camera sees them (a mirrored picture turns it) is the way most plays moved on from the play
     just before; not across a pot that went between, since whoever picks it up loses their
-    turn, which at three players looks like a step the other way round. Whose side is whose
+    turn, which at three players looks like a step the other way round (the caller says so,
+    and where the play before skipped, burned, reversed, gave the pot away or was a Turbo:
+    `plain_step`). Whose side is whose
     comes from the first named play alone: the referee names the later ones from its turn,
     which one play out of turn (a Turbo, a player playing twice) shifts for every play after it,
     while the first one's player is the set-up's starter; once a person has said who played
-    some of them, what most of them said. Each side then moves to the mean of the arms
-    nearest it."""
+    some of them, what most of them said, and the way round too where their answers fit the
+    other way better. Each side then moves to the mean of the arms nearest it."""
     players = list(players)
     n = len(players)
     if n < 2 or len(set(players)) != n:
