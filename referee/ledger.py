@@ -171,6 +171,14 @@ class Ledger:
     def known_hand(self, player: str) -> list[str]:
         return sorted((c.card for c in self.known_hand_copies(player)), key=sort_key)
 
+    def known_held(self, card: str) -> list[Copy] | None:
+        """The copies of `card` in a hand, where no copy is unseen (None: an unseen copy may be
+        in anyone's hand)."""
+        copies = self.copies.get(card, [])
+        if not copies or any(c.where == UNSEEN for c in copies):
+            return None
+        return [c for c in copies if c.where == HAND]
+
     def holder(self, card: str) -> list[str]:
         return [c.player for c in self.copies.get(card, []) if c.where == HAND and c.player]
 

@@ -45,7 +45,7 @@ from referee.assume import CHANGED, OPEN, SEEN, Assumption, card_words
 from referee.cards import JOKER, RANKS, build_deck, rank_of
 from referee.evening import EveningBook, GameResult, titles_for
 from referee.events import EventError, taken_after_end, validate_event
-from referee.ledger import HAND, UNSEEN, Ledger
+from referee.ledger import HAND, Ledger
 from referee.rules import Preset, load_preset
 from referee.ruling import ILLEGAL, PENALTY, Reason, Ruling
 
@@ -731,7 +731,7 @@ class TableReferee:
         if hint is None or hint == expected:
             if basis is None:
                 return expected, None
-            if hint is not None:  # the camera agrees with what the turn rested on
+            if hint is not None:  # the camera (or the card's holder) agrees with what the turn rested on
                 self._evidence(g, basis, basis.value, seq)
                 return expected, None
             if basis.quiet:  # the rules' own answer: no question, nothing marked
@@ -762,10 +762,8 @@ class TableReferee:
 
         found = set()
         for card in cards:
-            copies = g.ledger.copies.get(card, [])
-            held = [c for c in copies if c.where == HAND]
-            if (not copies or any(c.where == UNSEEN for c in copies)
-                    or any(guessed(c.last_seq(HAND)) for c in held)):
+            held = g.ledger.known_held(card)
+            if held is None or any(guessed(c.last_seq(HAND)) for c in held):
                 continue
             found |= {c.player for c in held}
         if len(found) != 1:

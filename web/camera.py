@@ -74,8 +74,7 @@ class CameraRunner:
         #: away, nor a Turbo) of each of this game's first camera plays; the player each names
         #: is looked up as the referee rules it now
         self.arms: list[tuple[int, float, bool]] = []
-        self._pot_went = False
-        self._plain = True  # the play before was one the next follows one plain step on
+        self._follows = True  # the next camera play comes one plain step after the last arm's
         self._named: list[tuple] = []  # what the last proposal was made from
         self._arms_of: tuple[str, ...] = ()
         self.pace = pace
@@ -181,19 +180,17 @@ class CameraRunner:
         if len(players) < 2:
             return
         if players != self._arms_of:  # a new table: its own arms
-            self.arms, self._named, self._arms_of, self._pot_went = [], [], players, False
-            self._plain = True
+            self.arms, self._named, self._arms_of, self._follows = [], [], players, True
         # a mismatch ruled as a play too
         ruling = next((o for o in published["outputs"] if o.get("kind") == "ruling"), None)
         if event.get("type") == "pot_cleared":
-            self._pot_went = True
+            self._follows = False
         if event.get("type") in ("cards_played", "note") and ruling is not None:
             kept = arm is not None and len(self.arms) < FIRST_PLAYS
             if kept:
-                self.arms.append((event["seq"], float(arm), not self._pot_went and self._plain))
+                self.arms.append((event["seq"], float(arm), self._follows))
             # the next play's step is from this one only where the arms hold this one
-            self._plain = kept and plain_step(ruling)
-            self._pot_went = False
+            self._follows = kept and plain_step(ruling)
         # each first play named as the referee names it now: a person's answer (who started)
         # or a replay may have renamed them since, and the sides follow
         if not self.arms:
