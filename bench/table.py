@@ -193,12 +193,24 @@ class Person(DemoOperator):
         if kind in ("picked_up", "counts"):
             return "unseen", 1
         if kind == "correct":
+            if self._assumed_cards(tap):
+                return None
             return "camera", fix_taps(decision_of(self.table.log[tap["event"] - 1]), tap["cards"])
         if kind == "missed":
             return "camera", missed_taps(tap.get("cards"))
         if kind == "void":
             return "camera", fix_taps(decision_of(self.table.log[tap["event"] - 1]), None)
         return "camera", 1
+
+    def _assumed_cards(self, tap: dict) -> bool:
+        """Did the referee go on with a camera mismatch as the very play it was (its `cards`
+        assumption)? Then the person has nothing to tap: like any right assumption, its
+        question steps aside after a round of play."""
+        if not is_camera_mismatch(self.table.log[tap["event"] - 1]):
+            return False
+        return any(a.get("event") == tap["event"] and a.get("kind") == "cards" and a.get("status") != "changed"
+                   and sorted(str(a.get("value") or "").split()) == sorted(tap["cards"])
+                   for a in self.table.referee.view().get("assumptions") or [])
 
     def _waits(self, tap: dict) -> bool:
         """Is this fact one the referee went on assuming, to be asked on the page (one question

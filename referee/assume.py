@@ -98,7 +98,7 @@ class Assumption:
                "hand": "they picked up that card: it was in their hand",
                "claim": "the table said so"}.get(self.by, self.by)
         if self.kind == "cards":
-            why = "the camera's surest read that the rules allow"
+            why = "the rank the camera's reads lean to most, of those the rules allow"
         if self.kind == "end":
             why = ("the counts say they hold the most of those who did not play the last play"
                    if self.by == "rules" else

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import copy
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -795,9 +796,11 @@ class TableReferee:
     def _mismatch_guess(self, g: Game, ev: dict) -> Assumption | None:
         """A camera mismatch (cards of several ranks at once, a card landed unread) nobody
         answered: its likeliest play, assumed, so the game goes on. Each rank the camera read
-        there is one candidate (all its cards); the rules' allowed ranks first, then the
-        surest read (`meta.reads`: each card's votes), then the order read. Cards that left
-        the pot (`gone`) are no play; a person's `missed` play named after it replaces it."""
+        there is one candidate (all its cards); the rules' allowed ranks first, then the one
+        the reads lean to most (`meta.reads`: each card's votes, summed by rank over every
+        read, so a court whose index two reads half saw outweighs a pip one read surely), then
+        the order read. Cards that left the pot (`gone`) are no play; a person's `missed` play
+        named after it replaces it."""
         meta, seq = _meta(ev), ev["seq"]
         if not meta.get("mismatch") or meta.get("gone") or g.over:
             return None
@@ -809,16 +812,17 @@ class TableReferee:
             return None
         reads = _listed(meta.get("reads"))
         groups: dict[str, list[str]] = {}
-        sure: dict[str, float] = {}
+        lean: Counter = Counter()
         for i, c in enumerate(cards):
-            votes = reads[i] if i < len(reads) and isinstance(reads[i], dict) else {}
             r = rank_of(c)
             if c not in groups.setdefault(r, []):
                 groups[r].append(c)
-            vote = votes.get(c)
-            sure[r] = max(sure.get(r, 0.0), float(vote) if _is_number(vote) else 0.0)
+            votes = reads[i] if i < len(reads) and isinstance(reads[i], dict) else {}
+            for card, vote in votes.items():
+                if _is_card(card) and _is_number(vote):
+                    lean[rank_of(card)] += float(vote)
         pile = g.pile
-        order = sorted(groups, key=lambda r: (not pilelib.fits(g.preset, pile, r), -sure[r],
+        order = sorted(groups, key=lambda r: (not pilelib.fits(g.preset, pile, r), -lean[r],
                                               cards.index(groups[r][0])))
         options = [" ".join(groups[r]) for r in order]
         offers = [{"label": card_words(groups[r]),

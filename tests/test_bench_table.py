@@ -123,6 +123,24 @@ def test_a_card_that_covered_the_pot_unread_is_named_with_the_one_tap_its_note_o
     assert who.taps.by_kind["missed"] == missed_taps(["9C"])
 
 
+def test_a_mismatch_the_referee_went_on_as_the_play_it_was_costs_no_tap(tmp_path, truth_log):
+    """The 9C read beside a 4H it half saw: a mismatch, which the referee rules as its likeliest
+    play. Where that is the 9C (the reads lean to it), the person leaves it alone; where it is
+    the 4H, one tap on the question's offer names the 9C."""
+    def note(reads):
+        return (7.2, {"type": "note", "text": "camera mismatch: cards of several ranks appeared at once (9C 4H)",
+                      "meta": {"mismatch": True, "low_conf": True, "cards": ["9C", "4H"], "reads": reads}})
+    right = note([{"9C": 0.5, "4C": 0.1}, {"4H": 0.55, "9H": 0.3}])  # 9: 0.8 over 4: 0.65
+    table, _, who = _play(tmp_path, truth_log, person=True, camera=CAMERA[:3] + [right] + CAMERA[3:])
+    assert compare(table.referee, script_referee(truth_log))["identical"]
+    void = fix_taps(decision_of(next(e for e in table.log if e.get("cards") == ["KH"])), None)
+    assert who.taps.camera == 1 + void and who.taps.by_kind["correct"] == 1  # the 2D's alone
+    wrong = note([{"9C": 0.5}, {"4H": 0.55}])  # the 4H read surer, nothing leaning to 9
+    table, _, who = _play(tmp_path / "wrong", truth_log, person=True, camera=CAMERA[:3] + [wrong] + CAMERA[3:])
+    assert compare(table.referee, script_referee(truth_log))["identical"]
+    assert who.taps.camera == 1 + 1 + void and who.taps.by_kind["correct"] == 2
+
+
 def test_an_answer_the_referee_already_has_costs_no_tap(tmp_path, truth_log):
     """A played_by naming the player the referee already ruled (its assumption right) is not sent."""
     table, _, who = _play(tmp_path, truth_log, person=True)

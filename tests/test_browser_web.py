@@ -690,7 +690,7 @@ def test_plays_nobody_is_named_for_stay_readable_on_the_live_page(server, browse
 
 
 def test_a_camera_mismatch_is_played_as_assumed_and_one_tap_on_the_live_page_names_it(server, browser):
-    """A mismatch nobody answered is ruled as its surest read (assumed); the live page asks what
+    """A mismatch nobody answered is ruled as the rank its reads lean to (assumed); the live page asks what
     was played with each rank read and "nothing" as the taps; the operator's tap names it."""
     from playwright.sync_api import expect
 

@@ -258,6 +258,21 @@ def test_a_mismatch_prefers_what_the_rules_allow_over_the_surer_read():
     assert (r["player"], r["cards"], r["verdict"]) == ("Cy", ["KD"], "legal")
 
 
+def test_a_mismatch_goes_to_the_rank_its_reads_lean_to_over_every_read():
+    # a jack half read by two corners (each read leaning to J as its runner-up) beside a 5 read
+    # surer than either: the reads' votes for J together outweigh the 5's, and the 7's
+    reads = [{"7H": 0.42, "JH": 0.30, "KH": 0.05}, {"JH": 0.33, "KH": 0.14, "JD": 0.06}, {"5H": 0.47, "5D": 0.10}]
+    ref, _ = table(play("4D", side="Ann"), mismatch(["7H", "JH", "5H"], reads, side="Bob"))
+    r = ref.rulings()[-1]
+    assert (r["player"], r["cards"], r["verdict"]) == ("Bob", ["JH"], "legal")
+    q = ref.view()["assumptions"][0]
+    assert [o["label"] for o in q["offers"]][:2] == ["J♥", "5♥"]  # the likeliest first
+    # the same cards each read alone (no runner-up votes): the surest read, the 5
+    alone = [{"7H": 0.42}, {"JH": 0.33}, {"5H": 0.47}]
+    ref2, _ = table(play("4D", side="Ann"), mismatch(["7H", "JH", "5H"], alone, side="Bob"))
+    assert ref2.rulings()[-1]["cards"] == ["5H"]
+
+
 def test_a_mismatch_voided_or_told_as_a_missed_play_is_no_guess():
     ref, _ = table(play("5D", side="Ann"), mismatch(["9D", "9S"], side="Bob"), play("10C", side="Cy"))
     assert [r["cards"] for r in ref.rulings()] == [["5D"], ["9D", "9S"], ["10C"]]

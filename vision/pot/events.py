@@ -38,7 +38,8 @@ class WatchEvent:
         meta: dict[str, Any] = {}
         if self.low_conf:
             meta["low_conf"] = True
-        if self.alternatives and any(len(a) > 1 for a in self.alternatives):
+        if self.alternatives and (self.type == "mismatch" or any(len(a) > 1 for a in self.alternatives)):
+            # a mismatch keeps even a lone read's vote: the referee weighs its ranks by them
             meta["reads"] = self.alternatives
         if self.type == "mismatch":
             ev: dict[str, Any] = {"type": "note", "source": "camera", "text": f"camera mismatch: {self.detail}"}

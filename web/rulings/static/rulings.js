@@ -63,7 +63,7 @@
     const rules = [...new Set((o.reasons || []).map((r) => r.rule).filter(Boolean))];  // two reasons may cite one rule
     return h("div", { class: "out" }, h("span", { class: "tag " + k }, k), " ", o.plain || "",
       o.assumed ? h("span", { class: "tag assumed", title: "nobody said: " + (o.assumed.cards
-        ? "the camera's surest read that the rules allow" : o.assumed.by === "camera"
+        ? "the rank the camera's reads lean to most, of those the rules allow" : o.assumed.by === "camera"
         ? "the camera saw it come from that side" : o.assumed.by === "hand"
         ? "they picked up that card: it was in their hand" : "the rules make it likeliest") },
         "assumed " + [o.assumed.player, (o.assumed.cards || []).join(" ")].filter(Boolean).join(" ")) : null,
