@@ -799,15 +799,17 @@ class TableReferee:
         there is one candidate (all its cards); the rules' allowed ranks first, then the one
         the reads lean to most (`meta.reads`: each card's votes, summed by rank over every
         read, so a court whose index two reads half saw outweighs a pip one read surely), then
-        the order read. Cards that left the pot (`gone`) are no play; a person's `missed` play
-        named after it replaces it."""
+        the order read. The top card covered by one the camera could not read (`gone`, with
+        what it half read there, `guesses`) is a play of those; cards that left the pot with
+        nothing read over them are no play. A person's `missed` play named after it replaces it."""
         meta, seq = _meta(ev), ev["seq"]
-        if not meta.get("mismatch") or meta.get("gone") or g.over:
+        if not meta.get("mismatch") or g.over:
             return None
         if any(e["type"] == "missed" and e.get("event") == seq and e["seq"] not in self._voided
                for e in self.log):
             return None
-        cards = [c for c in _listed(meta.get("cards")) if _is_card(c)]
+        covered = [c for c in _listed(meta.get("cards")) if _is_card(c)] if meta.get("gone") else []
+        cards = [c for c in _listed(meta.get("guesses" if meta.get("gone") else "cards")) if _is_card(c)]
         if not cards:
             return None
         reads = _listed(meta.get("reads"))
@@ -829,9 +831,9 @@ class TableReferee:
                    "send": {"type": "correct", "event": seq, "cards": list(groups[r])}}
                   for r in order]
         offers.append({"label": "nothing", "send": {"type": "void", "event": seq}})
-        return self._assume(g, "cards", seq, options[0], "camera", options + ["nothing"],
-                            f"when the camera saw {card_words(cards)} land"
-                            + self._after_words(g), offers=offers)
+        about = (f"over {card_words(covered)}, covering it unread (perhaps {card_words(cards)})" if covered
+                 else f"when the camera saw {card_words(cards)} land" + self._after_words(g))
+        return self._assume(g, "cards", seq, options[0], "camera", options + ["nothing"], about, offers=offers)
 
     def _questions(self, g: Game) -> list[Assumption]:
         """The open questions, the one that changes the game most first: the one the turn
