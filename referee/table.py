@@ -200,6 +200,15 @@ def _is_card(value: Any) -> bool:
     return isinstance(value, str) and value in _CARD_IDS
 
 
+def _mismatch_cards(meta: dict) -> tuple[list[str], list[str]]:
+    """(the top cards covered, the cards a play there may be) of a camera mismatch's `meta`:
+    what was read land, or, for a top card covered unread (`gone`), what was half read over
+    it; no cards where nothing was read, or cards left the pot with nothing over them."""
+    gone = bool(meta.get("gone"))
+    covered = [c for c in _listed(meta.get("cards")) if _is_card(c)] if gone else []
+    return covered, [c for c in _listed(meta.get("guesses" if gone else "cards")) if _is_card(c)]
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
 
@@ -503,8 +512,11 @@ class TableReferee:
                                           "counts", "confirm", "note", "duty", "order",
                                           "vote"))}[ev["type"]]
         if is_camera_mismatch(target) and (ev["type"] == "correct" or (
-                ev["type"] in ("played_by", "target") and self._annotation("correct", ref))):
-            return  # cards the camera saw land but could not read: a person names them
+                ev["type"] in ("played_by", "target")
+                and (self._annotation("correct", ref) or _mismatch_cards(_meta(target))[1]))):
+            # cards the camera saw land but could not read: a person names them, and who
+            # played the play named or guessed there (the referee asks it of a guess)
+            return
         if is_camera_mismatch(target) and ev["type"] in ("played_by", "target"):
             raise EventError(f"{ev['type']} event {ev['seq']}: event {ref} is cards the camera "
                              f"could not read; name its cards first (a correct event), then who "
@@ -808,8 +820,7 @@ class TableReferee:
         if any(e["type"] == "missed" and e.get("event") == seq and e["seq"] not in self._voided
                for e in self.log):
             return None
-        covered = [c for c in _listed(meta.get("cards")) if _is_card(c)] if meta.get("gone") else []
-        cards = [c for c in _listed(meta.get("guesses" if meta.get("gone") else "cards")) if _is_card(c)]
+        covered, cards = _mismatch_cards(meta)
         if not cards:
             return None
         reads = _listed(meta.get("reads"))

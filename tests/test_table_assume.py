@@ -3,9 +3,11 @@ else the rules), marks it, asks one question at a time in table words, and lets 
 evidence and a person's answer settle it, the game re-ruled where needed."""
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from referee.camera_stream import stream_game
+from referee.events import EventError
 from referee.table import TableReferee
 
 PLAYERS = ["Ann", "Bob", "Cy"]
@@ -271,6 +273,22 @@ def test_a_mismatch_goes_to_the_rank_its_reads_lean_to_over_every_read():
     alone = [{"7H": 0.42}, {"JH": 0.33}, {"5H": 0.47}]
     ref2, _ = table(play("4D", side="Ann"), mismatch(["7H", "JH", "5H"], alone, side="Bob"))
     assert ref2.rulings()[-1]["cards"] == ["5H"]
+
+
+def test_who_played_a_mismatchs_guess_is_asked_and_the_answer_taken_without_naming_its_cards():
+    # the camera saw the mismatch come from Ann's side; the referee asks who played its guess,
+    # and a person's answer (Cy) is taken as it stands: the guess's cards were right
+    ref, _ = table(play("5D", side="Ann"), play("6S", side="Bob"),
+                   mismatch(["9D", "5S"], [{"9D": 0.94}, {"5S": 0.72}], side="Ann"), play("10C", side="Ann"))
+    a = next(a for a in ref.view()["assumptions"] if a["key"] == "player:4")
+    assert a["value"] == "Ann" and a["answer"] == {"type": "played_by", "event": 4}
+    ref.apply(dict(a["answer"], player="Cy"))
+    r = next(r for r in ref.rulings() if r["event"] == 4)
+    assert (r["player"], r["cards"]) == ("Cy", ["9D"]) and r["assumed"]["cards_key"] == "cards:4"
+    # a mismatch with nothing read there is no play: who played it waits for its cards
+    ref2, _ = table(play("5D", side="Ann"), mismatch([]))
+    with pytest.raises(EventError, match="name its cards first"):
+        ref2.apply({"type": "played_by", "event": 3, "player": "Bob"})
 
 
 def test_a_top_card_covered_unread_is_ruled_as_what_was_half_read_over_it_until_said_otherwise():

@@ -239,8 +239,8 @@ def normalise(raw: Any, *, log: list[dict], players: list[str] | None, presets: 
                 ev["event"] = last[-1]
             else:
                 ev["event"] = _event_ref(raw.get("event"), log)
-                if not is_camera_mismatch(log[ev["event"] - 1]):  # a mismatch note once a person
-                    # named its cards is a play too (the referee checks that they did)
+                if not is_camera_mismatch(log[ev["event"] - 1]):  # a mismatch note once its cards are
+                    # named or guessed is a play too (the referee checks that they are)
                     _event_ref(raw.get("event"), log, ("cards_played", "missed"))
         elif kind != "player_out" and raw.get("event") not in (None, ""):
             ev["event"] = _event_ref(raw["event"], log)
