@@ -209,9 +209,14 @@ def test_a_camera_mismatch_named_by_a_person_is_ruled_as_the_play_where_it_happe
     assert r.status_code == 201, r.json
     entries = {e["event"]["seq"]: e for e in client.get("/rulings/data.json").json["entries"]}
     assert [o for o in entries[seq]["outputs"] if o["kind"] == "ruling"][0]["player"] == other
-    # a mismatch nobody named yet: who played it waits for its cards, said so, nothing recorded
-    unread = table.submit({"type": "note", "text": "camera mismatch: 4C landed",
-                           "meta": {"mismatch": True, "cards": ["4C"]}}, source="camera")["event"]["seq"]
+    # a mismatch nobody named yet is ruled as its guess, whose player the page asks: taken
+    guess = table.submit({"type": "note", "text": "camera mismatch: 4C landed",
+                          "meta": {"mismatch": True, "cards": ["4C"]}}, source="camera")["event"]["seq"]
+    r = post(client, "/rulings/api/corrections", {"type": "played_by", "event": guess, "player": other})
+    assert r.status_code == 201, r.json
+    # one with nothing read there is no play: who played it waits for its cards, said so, nothing recorded
+    unread = table.submit({"type": "note", "text": "camera mismatch: something landed unread",
+                           "meta": {"mismatch": True, "cards": []}}, source="camera")["event"]["seq"]
     n = n_events(app)
     r = post(client, "/rulings/api/corrections", {"type": "played_by", "event": unread, "player": other})
     assert r.status_code == 400 and "name its cards first" in r.json["error"] and n_events(app) == n
