@@ -301,18 +301,16 @@ class Person(DemoOperator):
         self._look_again()
 
     def _covered_play(self, event: dict, video_t: float | None) -> ScriptedPlay | None:
-        """A mismatch whose cards were covered by a card the camera could not read, which the
-        referee rules as what it half read there (`meta.guesses`, assumed, each offered with
-        one tap): the script's play then, one of the offers first. The person names it on the
-        note (nothing to tap where the guess is right, one tap on another offer, else the
-        picker) rather than adding the play as missed; the script's operator leaves such a
-        note alone."""
+        """A mismatch whose cards were covered by a card the camera could not read offers what
+        it half read there ("Played here: 7♠", `meta.guesses`): the script's play then, where
+        that is one of the offers. The person taps it on the note rather than adding the play
+        as missed; the script's operator leaves such a note alone."""
         meta = event.get("meta") or {}
         if not (is_camera_mismatch(event) and meta.get("gone") and meta.get("guesses")) or video_t is None:
             return None
         offers = [sorted(f) for f in one_tap_fixes(decision_of(event))]
-        near = [p for p in self.plays if not p.seen and p.t_rest - EARLY_S <= video_t <= p.t_rest + LATE_S]
-        return next((p for p in near if sorted(p.cards) in offers), near[0] if near else None)
+        return next((p for p in self.plays if not p.seen and p.t_rest - EARLY_S <= video_t <= p.t_rest + LATE_S
+                     and sorted(p.cards) in offers), None)
 
     def _look_again(self) -> None:
         """A fact the person waited on that the referee no longer asks about (the camera

@@ -200,13 +200,12 @@ def _is_card(value: Any) -> bool:
     return isinstance(value, str) and value in _CARD_IDS
 
 
-def _mismatch_cards(meta: dict) -> tuple[list[str], list[str]]:
-    """(the top cards covered, the cards a play there may be) of a camera mismatch's `meta`:
-    what was read land, or, for a top card covered unread (`gone`), what was half read over
-    it; no cards where nothing was read, or cards left the pot with nothing over them."""
-    gone = bool(meta.get("gone"))
-    covered = [c for c in _listed(meta.get("cards")) if _is_card(c)] if gone else []
-    return covered, [c for c in _listed(meta.get("guesses" if gone else "cards")) if _is_card(c)]
+def _mismatch_cards(meta: dict) -> list[str]:
+    """The cards a play at a camera mismatch may be: what was read land. None where cards left
+    the pot (`gone`: taken back, or covered by a card nobody read, whose half reads the page
+    offers but the referee never plays: the camera often reads the covering card next, and a
+    guess ruled beside it would be a play too many), or where nothing was read."""
+    return [] if meta.get("gone") else [c for c in _listed(meta.get("cards")) if _is_card(c)]
 
 
 def _is_number(value: Any) -> bool:
@@ -513,7 +512,7 @@ class TableReferee:
                                           "vote"))}[ev["type"]]
         if is_camera_mismatch(target) and (ev["type"] == "correct" or (
                 ev["type"] in ("played_by", "target")
-                and (self._annotation("correct", ref) or _mismatch_cards(_meta(target))[1]))):
+                and (self._annotation("correct", ref) or _mismatch_cards(_meta(target))))):
             # cards the camera saw land but could not read: a person names them, and who
             # played the play named or guessed there (the referee asks it of a guess)
             return
@@ -811,16 +810,15 @@ class TableReferee:
         there is one candidate (all its cards); the rules' allowed ranks first, then the one
         the reads lean to most (`meta.reads`: each card's votes, summed by rank over every
         read, so a court whose index two reads half saw outweighs a pip one read surely), then
-        the order read. The top card covered by one the camera could not read (`gone`, with
-        what it half read there, `guesses`) is a play of those; cards that left the pot with
-        nothing read over them are no play. A person's `missed` play named after it replaces it."""
+        the order read. Cards that left the pot (`gone`) are no play; a person's `missed` play
+        named after it replaces it."""
         meta, seq = _meta(ev), ev["seq"]
-        if not meta.get("mismatch") or g.over:
+        if not meta.get("mismatch") or meta.get("gone") or g.over:
             return None
         if any(e["type"] == "missed" and e.get("event") == seq and e["seq"] not in self._voided
                for e in self.log):
             return None
-        covered, cards = _mismatch_cards(meta)
+        cards = _mismatch_cards(meta)
         if not cards:
             return None
         reads = _listed(meta.get("reads"))
@@ -842,9 +840,9 @@ class TableReferee:
                    "send": {"type": "correct", "event": seq, "cards": list(groups[r])}}
                   for r in order]
         offers.append({"label": "nothing", "send": {"type": "void", "event": seq}})
-        about = (f"over {card_words(covered)}, covering it unread (perhaps {card_words(cards)})" if covered
-                 else f"when the camera saw {card_words(cards)} land" + self._after_words(g))
-        return self._assume(g, "cards", seq, options[0], "camera", options + ["nothing"], about, offers=offers)
+        return self._assume(g, "cards", seq, options[0], "camera", options + ["nothing"],
+                            f"when the camera saw {card_words(cards)} land"
+                            + self._after_words(g), offers=offers)
 
     def _questions(self, g: Game) -> list[Assumption]:
         """The open questions, the one that changes the game most first: the one the turn

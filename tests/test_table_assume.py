@@ -291,20 +291,6 @@ def test_who_played_a_mismatchs_guess_is_asked_and_the_answer_taken_without_nami
         ref2.apply({"type": "played_by", "event": 3, "player": "Bob"})
 
 
-def test_a_top_card_covered_unread_is_ruled_as_what_was_half_read_over_it_until_said_otherwise():
-    # the 5D no longer seen, the pot not cleared: a card the camera half read as 7S covers it
-    covered = mismatch(["5D"], side="Bob", gone=True, guesses=["7S", "7C"])
-    ref, _ = table(play("5D", side="Ann"), covered)
-    r = ref.rulings()[-1]
-    assert (r["event"], r["player"], r["cards"], r["verdict"]) == (3, "Bob", ["7S", "7C"], "legal")
-    assert r["assumed"]["cards_key"] == "cards:3"
-    a = ref.view()["assumptions"][0]
-    assert a["text"] == "What was played over 5♦, covering it unread (perhaps 7♠ 7♣)?"
-    assert [o["label"] for o in a["offers"]] == ["7♠ 7♣", "nothing"]
-    ref.apply(a["offers"][-1]["send"])  # nothing: the 5D was taken back
-    assert [r["cards"] for r in ref.rulings()] == [["5D"]] and ref.view()["turn"] == "Bob"
-
-
 def test_a_mismatch_voided_or_told_as_a_missed_play_is_no_guess():
     ref, _ = table(play("5D", side="Ann"), mismatch(["9D", "9S"], side="Bob"), play("10C", side="Cy"))
     assert [r["cards"] for r in ref.rulings()] == [["5D"], ["9D", "9S"], ["10C"]]

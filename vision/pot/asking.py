@@ -245,8 +245,8 @@ def guesses(look: Look, impossible: frozenset[str], most: int = 3) -> list[str]:
     """For a card that landed unread: the likeliest cards of the settling read's index boxes
     where the pot changed, read too unsurely to be cards (at least `guess_floor`), none on the
     pot already nor `impossible` (burned, or a joker where none are dealt); the page offers each
-    as one tap ("Played here"). The watcher never plays a guess (an unseen deck's card is often
-    misread); the referee goes on with the likeliest as an assumption, shown and asked as one."""
+    as one tap ("Played here"). Never played as a guess: an unseen deck's card is often misread,
+    and a wrong card ruled is a false accusation."""
     votes: Counter[str] = Counter()
     cfg = look.cfg
     for d in look.indices:
