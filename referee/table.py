@@ -813,7 +813,7 @@ class TableReferee:
         the order read. Cards that left the pot (`gone`) are no play; a person's `missed` play
         named after it replaces it."""
         meta, seq = _meta(ev), ev["seq"]
-        if not meta.get("mismatch") or meta.get("gone") or g.over:
+        if not meta.get("mismatch") or g.over:  # cards that left the pot: `_mismatch_cards` names none
             return None
         if any(e["type"] == "missed" and e.get("event") == seq and e["seq"] not in self._voided
                for e in self.log):
