@@ -191,8 +191,10 @@ def lr_at(frac: float, peak: float, warm: float = 0.05) -> float:
 def train_mix(sources: list[CropSource], out: Path, minutes: float, lr: float = 3e-3,
               init: Path | None = None, batch: int = 512, workers: int = 8, seed: int = 1,
               lowres: float = 0.3, wide: float = 0.0, eval_every: float = 60.0,
-              label_smoothing: float = 0.05, log=print, classes: int | None = None) -> Path:
-    """Train for `minutes` of wall clock; write `out` (the `{"model": state_dict}` that
+              label_smoothing: float = 0.05, log=print, classes: int | None = None,
+              steps: int | None = None) -> Path:
+    """Train for `minutes` of wall clock, or for `steps` batches when given (the same run on any
+    machine, however loaded: what a test needs); write `out` (the `{"model": state_dict}` that
     `training.train.export_classifier` reads) after every validation and at the end, with a
     JSON log of each validation beside it. `classes`: the model's outputs (default the 54 card
     classes; `len(vision.letters.MODEL_CLASSES)` with letter glyph classes, a 54-class start
@@ -232,7 +234,7 @@ def train_mix(sources: list[CropSource], out: Path, minutes: float, lr: float = 
         out.with_suffix(".json").write_text(json.dumps(
             {"sources": {s.name: {"train": len(s.x), "val": len(s.xv), "share": round(s.share, 3)}
                          for s in sources}, "init": str(init) if init else None, "lr": lr,
-             "batch": batch, "minutes": minutes, "lowres": lowres, "wide": wide,
+             "batch": batch, "minutes": minutes, "steps": steps, "lowres": lowres, "wide": wide,
              "history": history}, indent=1))
 
     def train_mode() -> None:
@@ -247,7 +249,7 @@ def train_mix(sources: list[CropSource], out: Path, minutes: float, lr: float = 
     train_mode()
     mean = None
     for xb, yb in loader:
-        frac = (time.time() - t0) / budget
+        frac = step / steps if steps else (time.time() - t0) / budget
         if frac >= 1:
             break
         for g in opt.param_groups:
@@ -421,10 +423,13 @@ def main(argv: list[str] | None = None) -> int:
     sp.add_argument("--weight", type=float, default=0.5, help="the second model's share (default 0.5)")
     sp.add_argument("--out", type=Path, required=True, help="the averaged weights (.pt)")
     sp.add_argument("--onnx", type=Path, help="also export them here")
-    tr = sub.add_parser("train", help="one classifier on every crop file of the work folder, by the clock")
+    tr = sub.add_parser("train", help="one classifier on every crop file of the work folder, by the clock "
+                        "(or by steps)")
     tr.add_argument("--work", type=Path, required=True, help="the folder of crops-<source>.npz files")
     tr.add_argument("--out", type=Path, required=True, help="the weights (.pt), written after each validation")
-    tr.add_argument("--minutes", type=float, required=True, help="wall-clock budget; the schedule ends on it")
+    budget = tr.add_mutually_exclusive_group(required=True)
+    budget.add_argument("--minutes", type=float, help="wall-clock budget; the schedule ends on it")
+    budget.add_argument("--steps", type=int, help="or this many batches, whatever the clock says")
     tr.add_argument("--init", type=Path, help="start from these weights (.pt, or an exported .onnx)")
     tr.add_argument("--lr", type=float, default=3e-3, help="peak rate (default 3e-3; 1e-3 from trained weights)")
     tr.add_argument("--batch", type=int, default=512, help="crops a step (default 512)")
@@ -461,8 +466,8 @@ def main(argv: list[str] | None = None) -> int:
             p.error(f"--shares {a.shares!r}: give source=share pairs, e.g. synth=0.4,real=0.25,video=0.35")
         sources = load_sources(a.work, shares)
         say("sources: " + ", ".join(f"{s.name} {len(s.x)} (+{len(s.xv)} val, share {s.share:.2f})" for s in sources))
-        train_mix(sources, a.out, a.minutes, a.lr, a.init, a.batch, a.workers, a.seed, a.lowres, a.wide,
-                  a.eval_every, log=say)
+        train_mix(sources, a.out, a.minutes or 0.0, a.lr, a.init, a.batch, a.workers, a.seed, a.lowres, a.wide,
+                  a.eval_every, log=say, steps=a.steps)
     return 0
 
 
