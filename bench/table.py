@@ -208,9 +208,14 @@ class Person(DemoOperator):
         question steps aside after a round of play."""
         if not is_camera_mismatch(self.table.log[tap["event"] - 1]):
             return False
-        return any(a.get("event") == tap["event"] and a.get("kind") == "cards" and a.get("status") != "changed"
+        return any(a.get("kind") == "cards" and a.get("status") != "changed"
                    and sorted(str(a.get("value") or "").split()) == sorted(tap["cards"])
-                   for a in self.table.referee.view().get("assumptions") or [])
+                   for a in self._assumptions(tap["event"]))
+
+    def _assumptions(self, seq: int, view: dict | None = None) -> list[dict]:
+        """What the referee went on assuming about event `seq`."""
+        view = self.table.referee.view() if view is None else view
+        return [a for a in view.get("assumptions") or [] if a.get("event") == seq]
 
     def _waits(self, tap: dict) -> bool:
         """Is this fact one the referee went on assuming, to be asked on the page (one question
@@ -218,9 +223,8 @@ class Person(DemoOperator):
         they answer what it asks, not what the script knows."""
         if tap["type"] not in ("played_by", "target"):
             return False
-        return any(a.get("event") == tap["event"] and a.get("status") == "open"
-                   and (a.get("answer") or {}).get("type") == tap["type"]
-                   for a in self.table.referee.view().get("assumptions") or [])
+        return any(a.get("status") == "open" and (a.get("answer") or {}).get("type") == tap["type"]
+                   for a in self._assumptions(tap["event"]))
 
     def _already(self, tap: dict) -> bool:
         """Does the referee already have this answer (no question about it open)? A right
@@ -228,8 +232,8 @@ class Person(DemoOperator):
         seq = tap["event"]
         view = self.table.referee.view()
         # an assumption still open, or settled by the camera since (seen, or changed to it)
-        assumed = next((a for a in view.get("assumptions") or [] if a.get("event") == seq
-                        and (a.get("answer") or {}).get("type") == tap["type"]), None)
+        assumed = next((a for a in self._assumptions(seq, view)
+                        if (a.get("answer") or {}).get("type") == tap["type"]), None)
         if assumed is not None:
             return assumed.get("value") == tap["player"]
         if any(p.get("event") == seq for p in view.get("prompts") or []):
