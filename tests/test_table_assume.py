@@ -275,6 +275,26 @@ def test_a_mismatch_goes_to_the_rank_its_reads_lean_to_over_every_read():
     assert ref2.rulings()[-1]["cards"] == ["5H"]
 
 
+def test_a_card_landed_unread_goes_to_the_rank_every_half_read_leans_to():
+    # the watcher's note for a card nobody could read: its three likeliest cards offered, and
+    # every box's vote kept; a 7 read likeliest alone, a jack's two corners half read as J
+    from collections import Counter
+
+    from vision.pot.events import landed_unread
+
+    votes = Counter({"7H": 0.31, "JH": 0.22, "KH": 0.12, "JD": 0.15})
+    note = landed_unread((1.0, 0.9, 30), votes).to_log_event()
+    assert note["meta"]["cards"] == ["7H", "JH", "JD"]  # the page offers the three likeliest
+    assert note["meta"]["reads"] == [dict(votes)]
+    ref, _ = table(play("4D", side="Ann"), dict(note, meta=dict(note["meta"], seat="Bob")))
+    r = ref.rulings()[-1]
+    assert (r["player"], r["cards"]) == ("Bob", ["JH", "JD"]) and r["assumed"]["cards_key"] == "cards:3"
+    # the same three read without the boxes' votes: the order read, the 7
+    bare = dict(note, meta={k: v for k, v in note["meta"].items() if k != "reads"})
+    ref2, _ = table(play("4D", side="Ann"), bare)
+    assert ref2.rulings()[-1]["cards"] == ["7H"]
+
+
 def test_who_played_a_mismatchs_guess_is_asked_and_the_answer_taken_without_naming_its_cards():
     # the camera saw the mismatch come from Ann's side; the referee asks who played its guess,
     # and a person's answer (Cy) is taken as it stands: the guess's cards were right

@@ -398,7 +398,7 @@ class PotWatcher:
         if top_gone:
             self.pot.top = [c for c in self.pot.top if c not in top_gone]
             return events.top_gone((t, self._t_still, index), top_gone,
-                                   asking.guesses(self._look(image), self._priors().impossible))
+                                   asking.guesses(asking.guess_votes(self._look(image), self._priors().impossible)))
         if sum(missing.values()) * 2 > max(1, sum(prev.values())):
             return events.part_gone((t, self._t_still, index), sorted(missing.elements()))
         return None
@@ -473,7 +473,7 @@ class PotWatcher:
         if self._zone_change(image, prev) < cfg.unread_change:
             return None
         return events.landed_unread((t, self._t_still, index),
-                                    asking.guesses(self._look(image), self._priors().impossible))
+                                    asking.guess_votes(self._look(image), self._priors().impossible))
 
     def _pot_left(self, image: np.ndarray, prev: Sequence[Observation]) -> float:
         """How much of where the pot lay differs from the bare table (the start, or the latest

@@ -11,7 +11,8 @@ error, and a wrong card played is a false accusation. In the order the watcher r
   hold; a card of the play's rank half seen (`maybe_more`: glimpsed in too few reads, leaned to
   by a play card's votes, read faintly in an index box the play changed, or in a cut of a box
   too wide for one index).
-* `guesses`: for a card that landed unread, what the changed index boxes were half read as.
+* `guess_votes`, `guesses`: for a card that landed unread, what the changed index boxes were half
+  read as.
 """
 from __future__ import annotations
 
@@ -241,12 +242,10 @@ def wide_mates(play: list[Observation], look: Look) -> list[str]:
     return [c for r in reads for c, p in r.items() if p >= cfg.wide_conf and look.unseen_mate(c, cards)]
 
 
-def guesses(look: Look, impossible: frozenset[str], most: int = 3) -> list[str]:
-    """For a card that landed unread: the likeliest cards of the settling read's index boxes
-    where the pot changed, read too unsurely to be cards (at least `guess_floor`), none on the
-    pot already nor `impossible` (burned, or a joker where none are dealt); the page offers each
-    as one tap ("Played here"). Never played as a guess: an unseen deck's card is often misread,
-    and a wrong card ruled is a false accusation."""
+def guess_votes(look: Look, impossible: frozenset[str]) -> Counter[str]:
+    """For a card that landed unread: each card the settling read's index boxes where the pot
+    changed were read as, too unsurely to be cards (at least `guess_floor`), summed over the
+    boxes; none on the pot already nor `impossible` (burned, or a joker where none are dealt)."""
     votes: Counter[str] = Counter()
     cfg = look.cfg
     for d in look.indices:
@@ -255,4 +254,12 @@ def guesses(look: Look, impossible: frozenset[str], most: int = 3) -> list[str]:
         for card, p in (getattr(d, "reads", None) or {}).items():
             if p >= cfg.guess_floor and look.pot.seen[card] == 0 and card not in impossible:
                 votes[card] += p
+    return votes
+
+
+def guesses(votes: Counter[str], most: int = 3) -> list[str]:
+    """The likeliest of `guess_votes`, which the page offers as one tap each ("Played here").
+    The referee goes on under the rank all the votes lean to (`meta.reads` keeps them), as an
+    assumption the page shows: an unseen deck's card is often misread, so it is never ruled as
+    seen."""
     return [card for card, _ in votes.most_common(most)]

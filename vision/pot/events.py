@@ -1,10 +1,12 @@
 """What the watcher says: one `WatchEvent` per decision, and its event-log form."""
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from vision.pot import asking
 from vision.pot.observation import Observation
 
 
@@ -104,11 +106,14 @@ def part_gone(at: At, gone: list[str]) -> WatchEvent:
                       f"part of the pot is gone ({' '.join(gone)}) but not all of it; please check", gone=True)
 
 
-def landed_unread(at: At, guesses: list[str]) -> WatchEvent:
-    """The pot changed like a card landing, no card read new: offered as what it was half read as."""
+def landed_unread(at: At, votes: Counter[str]) -> WatchEvent:
+    """The pot changed like a card landing, no card read new: offered as what it was half read
+    as (`asking.guesses`), every half read's vote kept (`reads`) for the referee to weigh."""
+    guesses = asking.guesses(votes)
     return WatchEvent("mismatch", *at, guesses, [], True,
                       "something landed on the pot but no new card could be read (a card the camera cannot "
-                      "read?)" + (f"; perhaps {' '.join(guesses)}" if guesses else "") + "; please check")
+                      "read?)" + (f"; perhaps {' '.join(guesses)}" if guesses else "") + "; please check",
+                      alternatives=[{c: round(v, 3) for c, v in votes.items()}] if votes else [])
 
 
 def amended(t: float, index: int, first: WatchEvent, cards: list[str], add: Observation) -> WatchEvent:
