@@ -821,15 +821,13 @@ class TableReferee:
         cards = _mismatch_cards(meta)
         if not cards:
             return None
-        reads = _listed(meta.get("reads"))
         groups: dict[str, list[str]] = {}
-        lean: Counter = Counter()
-        for i, c in enumerate(cards):
-            r = rank_of(c)
-            if c not in groups.setdefault(r, []):
-                groups[r].append(c)
-            votes = reads[i] if i < len(reads) and isinstance(reads[i], dict) else {}
-            for card, vote in votes.items():
+        for c in cards:
+            if c not in groups.setdefault(rank_of(c), []):
+                groups[rank_of(c)].append(c)
+        lean: Counter = Counter()  # every read's votes: a card's own, or a landed card's boxes' all in one
+        for votes in _listed(meta.get("reads")):
+            for card, vote in (votes.items() if isinstance(votes, dict) else ()):
                 if _is_card(card) and _is_number(vote):
                     lean[rank_of(card)] += float(vote)
         pile = g.pile
